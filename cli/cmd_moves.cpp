@@ -1,0 +1,31 @@
+// ultima moves [--fen FEN] [--rules PRESET]
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+#include "common.h"
+#include "engine/movegen.h"
+#include "engine/notation.h"
+
+namespace ultima::cli {
+
+void add_moves_command(CLI::App& app) {
+  auto opts = std::make_shared<PositionOptions>();
+  CLI::App* cmd = app.add_subcommand("moves", "list the legal moves with what each captures");
+  cmd->add_option("--fen", opts->fen, "position in FEN, or startpos");
+  cmd->add_option("--rules", opts->rules, "rule preset, optionally with switches");
+  cmd->callback([opts] {
+    const Position pos = make_position(*opts);
+    MoveList list;
+    generate_legal(pos, list);
+    std::vector<std::string> lines;
+    for (const Move& m : list) lines.push_back(to_coordinate(m) + " " + captures_text(m));
+    std::sort(lines.begin(), lines.end());
+    for (const std::string& line : lines) std::printf("%s\n", line.c_str());
+  });
+}
+
+}  // namespace ultima::cli

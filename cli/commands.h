@@ -1,0 +1,13 @@
+// The subcommands of the `ultima` program, each in its own file.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace ultima::cli {
+
+// Each registers its subcommand and the function that runs it.
+void add_perft_command(CLI::App& app);
+void add_moves_command(CLI::App& app);
+void add_bench_command(CLI::App& app);
+
+}  // namespace ultima::cli

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package the project needs to build, test and train,
+# on a bare machine (no compiler, no cmake). Run as root or with sudo.
+set -euo pipefail
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+
+PACKAGES=(
+  # toolchain
+  build-essential cmake ninja-build pkg-config git ca-certificates
+  # tests and benchmarks
+  libgtest-dev libgmock-dev libbenchmark-dev
+  # command line, logging, config, data
+  libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libyaml-cpp-dev libzstd-dev
+  # numerics and the LibTorch stack; libopenblas0-openmp keeps LibTorch off
+  # the reference BLAS (5-28x slower), libgloo-dev provides the c10d headers
+  libeigen3-dev libtorch-dev libopenblas0-openmp libgloo-dev
+)
+
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${PACKAGES[@]}"
