@@ -144,13 +144,19 @@ Position Position::from_fen(std::string_view fen, const Rules& rules) {
                    " squares, not 8");
   if (ranks_seen != 8)
     throw FenError("FEN placement has " + std::to_string(ranks_seen) + " ranks, not 8");
+  // Under the king-capture objective the game ends with a king gone, and
+  // that final position is still a position.
+  const bool king_may_be_gone = rules.objective == Objective::kKingCapture;
   for (Color c : {kWhite, kBlack}) {
     const int kings = popcount(pos.bits_.kind[c][kKing]);
     const char* name = c == kWhite ? "White" : "Black";
-    if (kings == 0) throw FenError(std::string("FEN has no ") + name + " king");
+    if (kings == 0 && !king_may_be_gone) throw FenError(std::string("FEN has no ") + name + " king");
     if (kings > 1)
       throw FenError(std::string("FEN has ") + std::to_string(kings) + " " + name + " kings");
   }
+
+  if (!pos.bits_.kind[kWhite][kKing] && !pos.bits_.kind[kBlack][kKing])
+    throw FenError("FEN has no king of either side");
 
   if (fields[1] == "w") {
     pos.side_ = kWhite;

@@ -51,8 +51,10 @@ class Position {
 
   // Accepts "PLACEMENT SIDE HALFMOVES MOVENUMBER", also with the counters
   // left out, or with chess's castling and en-passant fields given as "-".
-  // Throws FenError. Under the checkmate objective, a position whose side
-  // not to move is in check is rejected (it cannot arise in a game).
+  // Throws FenError. Each side has exactly one king, except that under the
+  // king-capture objective one king may be gone (the game's last position).
+  // Under the checkmate objective, a position whose side not to move is in
+  // check is rejected (it cannot arise in a game).
   static Position from_fen(std::string_view fen, const Rules& rules = Rules{});
   static Position start(const Rules& rules = Rules{});
   std::string fen() const;

@@ -1,6 +1,7 @@
 // Plain reference move generator for Ultima (Baroque chess), written from
 // RULES.md alone. See reference_movegen.h for why it exists. Everything here
-// is a direct transcription of the rule text; no speed tricks.
+// is a direct transcription of the rule text. The one concession to speed:
+// the check test stops at the first enemy move that takes the king.
 #include "reference_movegen.h"
 
 #include <algorithm>
@@ -378,8 +379,9 @@ std::vector<std::string> legal_moves(const Board& board, bool white_to_move, con
 Board play(const Board& board, bool white_to_move, const std::string& coord, const Rules& rules) {
   if (coord.size() == 3 && coord[0] == 'x') {
     int sq = parse_square(coord, 1);
-    if (sq < 0 || !is_friend(board[sq], white_to_move))
-      throw std::invalid_argument("refgen::play: bad removal " + coord);
+    if (!rules.removal_allowed || sq < 0 || !is_friend(board[sq], white_to_move) ||
+        kind_of(board[sq]) == 'K' || !is_frozen(board, sq, rules))
+      throw std::invalid_argument("refgen::play: no such removal " + coord);
     return apply(board, Move{-1, sq, {}});
   }
   int from = parse_square(coord, 0), to = parse_square(coord, 2);

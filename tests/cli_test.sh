@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The `ultima` program's exact output forms and its errors on bad input.
+# usage: cli_test.sh PATH/TO/ultima
+set -u
+ultima=$1
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+expect_output() {  # expect_output "description" "expected stdout" args...
+  local what=$1 expected=$2; shift 2
+  local out; out=$("$ultima" "$@" 2>/dev/null); local rc=$?
+  [ $rc -eq 0 ] || fail "$what: exit $rc"
+  [ "$out" = "$expected" ] || fail "$what: got [$out], expected [$expected]"
+}
+
+expect_error() {  # expect_error "message part" args...
+  local part=$1; shift
+  local err; err=$("$ultima" "$@" 2>&1 >/dev/null); local rc=$?
+  [ $rc -ne 0 ] || fail "'$*' exited 0"
+  [ $rc -lt 128 ] || fail "'$*' crashed (exit $rc)"
+  case "$err" in *"$part"*) ;; *) fail "'$*': error [$err] lacks [$part]";; esac
+  [ "$(printf '%s\n' "$err" | grep -c .)" -le 2 ] || fail "'$*': error is not short: [$err]"
+}
+
+expect_output "perft depth 3" "nodes 42762" perft --depth 3
+expect_output "perft startpos" "nodes 944" perft --depth 2 --fen startpos
+expect_output "perft abbott1962" "nodes 42738" perft --depth 3 --rules abbott1962
+expect_output "perft with a switch" "nodes 42738" perft --depth 3 \
+  --rules abbott1963,leaper=single --fen "clxwkxli/pppppppp/8/8/8/8/PPPPPPPP/ILXWKXLC w 0 1"
+
+divide=$("$ultima" perft --depth 2 --divide 2>/dev/null)
+[ "$(printf '%s\n' "$divide" | wc -l)" -eq 33 ] || fail "divide: expected 32 moves and a total"
+[ "$(printf '%s\n' "$divide" | tail -n 1)" = "nodes 944" ] || fail "divide: last line"
+[ "$(printf '%s\n' "$divide" | head -n 1)" = "a2a3: 31" ] || fail "divide: first line [$(printf '%s\n' "$divide" | head -n 1)]"
+sorted=$(printf '%s\n' "$divide" | head -n 32 | LC_ALL=C sort)
+[ "$sorted" = "$(printf '%s\n' "$divide" | head -n 32)" ] || fail "divide: not sorted"
+
+# A withdrawer move and a removal: 'moves' prints captures sorted, or '-'.
+moves=$("$ultima" moves --fen "k7/8/8/3p4/3W4/8/1P6/2i4K w 0 1")
+printf '%s\n' "$moves" | grep -qx "d4d1 d5" || fail "moves: withdrawal d4d1 d5 missing"
+printf '%s\n' "$moves" | grep -qx "xb2 -" || fail "moves: removal xb2 missing"
+[ "$moves" = "$(printf '%s\n' "$moves" | LC_ALL=C sort)" ] || fail "moves: not sorted"
+
+expect_error "unknown piece letter" perft --depth 1 --fen "4k3/8/8/8/8/8/8/3Q4 w 0 1"
+expect_error "no side to move" moves --fen "4k3/8/8/8/8/8/8/3K4"
+expect_error "unknown rule preset 'nope'" perft --depth 1 --rules nope
+expect_error "unknown rule switch 'color'" perft --depth 1 --rules abbott1963,color=red
+expect_error "unknown value 'triple'" moves --rules abbott1963,leaper=triple
+expect_error "depth" perft
+expect_error "" frobnicate
+expect_error "" perft --depth -3
+
+if [ $failures -eq 0 ]; then echo "cli_test: all passed"; else echo "cli_test: $failures failed"; exit 1; fi

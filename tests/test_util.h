@@ -1,0 +1,81 @@
+// Helpers shared by the rules tests: seeded random positions and move lists
+// as text.
+#pragma once
+
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine/engine.h"
+
+namespace ultima::test {
+
+// The legal moves as "coord captures" lines, sorted: the `ultima moves` form.
+inline std::vector<std::string> move_lines(const Position& pos) {
+  MoveList list;
+  generate_legal(pos, list);
+  std::vector<std::string> lines;
+  for (const Move& m : list) lines.push_back(to_coordinate(m) + " " + captures_text(m));
+  std::sort(lines.begin(), lines.end());
+  return lines;
+}
+
+// A position reached by `plies` random legal moves from the start (fewer if
+// the game ends first).
+inline Position random_game_position(const Rules& rules, std::mt19937_64& rng, int plies) {
+  Position pos = Position::start(rules);
+  for (int i = 0; i < plies; ++i) {
+    if (game_status(pos).over()) break;
+    MoveList list;
+    generate_legal(pos, list);
+    pos.make(list[std::uniform_int_distribution<int>(0, list.size() - 1)(rng)]);
+  }
+  return pos;
+}
+
+// A random placement: both kings and up to `extra` other pieces on random
+// squares. Retries until the FEN is a legal position for these rules.
+inline Position random_placement(const Rules& rules, std::mt19937_64& rng, int extra) {
+  static const char kPieces[] = "PWLCIXpwlcix";
+  for (;;) {
+    std::string board(64, '.');
+    std::vector<int> squares(64);
+    for (int i = 0; i < 64; ++i) squares[i] = i;
+    std::shuffle(squares.begin(), squares.end(), rng);
+    board[squares[0]] = 'K';
+    board[squares[1]] = 'k';
+    const int n = std::uniform_int_distribution<int>(0, extra)(rng);
+    for (int i = 0; i < n; ++i) board[squares[2 + i]] = kPieces[rng() % 12];
+    std::string fen;
+    for (int rank = 7; rank >= 0; --rank) {
+      int run = 0;
+      for (int file = 0; file < 8; ++file) {
+        const char c = board[rank * 8 + file];
+        if (c == '.') {
+          ++run;
+          continue;
+        }
+        if (run) fen += static_cast<char>('0' + run);
+        run = 0;
+        fen += c;
+      }
+      if (run) fen += static_cast<char>('0' + run);
+      if (rank) fen += '/';
+    }
+    fen += (rng() & 1) ? " w 0 1" : " b 0 1";
+    try {
+      return Position::from_fen(fen, rules);
+    } catch (const FenError&) {
+      // the side not to move was in check: draw again
+    }
+  }
+}
+
+inline std::vector<Rules> all_presets() {
+  std::vector<Rules> out;
+  for (const std::string& name : preset_names()) out.push_back(Rules::preset(name));
+  return out;
+}
+
+}  // namespace ultima::test
