@@ -16,8 +16,15 @@ struct BenchPosition {
   int depth;
 };
 
+// Start position and middlegames reached by seeded random play, under three
+// rule sets. Changing this list changes the node-count signature.
 const BenchPosition kPerftSuite[] = {
-    {"abbott1963", "startpos", 4},
+    {"abbott1963", "startpos", 5},
+    {"abbott1963", "clx1kx2/p3pp1l/1Lw3P1/P2p1W2/2Pip1Pp/2X3PP/2P1P3/I1K2XLC w 1 24", 4},
+    {"abbott1963", "cl2k2i/2L1p3/1X2px1p/p1x5/w1pp1X2/3P4/PP1PPClP/IL1K3W b 0 27", 4},
+    {"abbott1963", "3w2li/2p4p/p1x1kp1P/2Ic3P/3px1X1/3pp1p1/L1P1X1PP/1l1KW1LC w 2 21", 4},
+    {"cambridge", "i1xk1l1c/l5pp/2w2x2/3P1WPp/1p1p3P/p5P1/PPK1P3/ILXP1XLC w 1 21", 4},
+    {"abbott1962", "c1p1kwli/pXL2p1p/8/3Px3/1Pp1p2l/4p2x/P3P1PP/I1W1KXLC b 23 27", 4},
 };
 
 void bench_perft() {

@@ -9,5 +9,6 @@ namespace ultima::cli {
 void add_perft_command(CLI::App& app);
 void add_moves_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
+void add_selfcheck_command(CLI::App& app);
 
 }  // namespace ultima::cli

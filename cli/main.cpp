@@ -10,6 +10,7 @@ int main(int argc, char** argv) {
   ultima::cli::add_perft_command(app);
   ultima::cli::add_moves_command(app);
   ultima::cli::add_bench_command(app);
+  ultima::cli::add_selfcheck_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
