@@ -1,6 +1,7 @@
 // ultima: one program, one subcommand per job.
 #include <cstdio>
 #include <exception>
+#include <string>
 
 #include "commands.h"
 
@@ -11,6 +12,19 @@ int main(int argc, char** argv) {
   ultima::cli::add_moves_command(app);
   ultima::cli::add_bench_command(app);
   ultima::cli::add_selfcheck_command(app);
+  // CLI11 would call an unknown command a missing one; name it instead.
+  if (argc > 1 && argv[1][0] != '-') {
+    bool known = false;
+    std::string names;
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+      known = known || sub->get_name() == argv[1];
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!known) {
+      std::fprintf(stderr, "error: unknown command '%s' (commands: %s)\n", argv[1], names.c_str());
+      return 1;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

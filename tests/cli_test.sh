@@ -47,7 +47,7 @@ expect_error "unknown rule preset 'nope'" perft --depth 1 --rules nope
 expect_error "unknown rule switch 'color'" perft --depth 1 --rules abbott1963,color=red
 expect_error "unknown value 'triple'" moves --rules abbott1963,leaper=triple
 expect_error "depth" perft
-expect_error "" frobnicate
+expect_error "unknown command 'frobnicate'" frobnicate
 expect_error "" perft --depth -3
 
 if [ $failures -eq 0 ]; then echo "cli_test: all passed"; else echo "cli_test: $failures failed"; exit 1; fi
