@@ -1,0 +1,300 @@
+// The worked examples of RULES.md section 10, each built as a full legal
+// position (both kings, the side not to move not in check) and checked for
+// exactly the captures and legalities the rule text describes.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/movegen.h"
+#include "engine/notation.h"
+#include "engine/position.h"
+#include "engine/rules.h"
+#include "engine/types.h"
+
+namespace ultima {
+namespace {
+
+// Builds a FEN from a list like "Kc4 If4 ke5 wd3" (upper case White, lower
+// case Black), so that the positions below read as piece lists.
+std::string fen_of(std::string_view pieces, char side = 'w', int halfmove = 0) {
+  std::array<std::array<char, 8>, 8> board{};  // [rank][file], 0 = empty
+  std::istringstream in{std::string(pieces)};
+  std::string token;
+  while (in >> token) {
+    const Square s = token.size() == 3 ? parse_square(token.substr(1)) : kNoSquare;
+    if (s == kNoSquare || piece_from_char(token[0]) == kEmpty)
+      throw std::logic_error("bad piece token '" + token + "'");
+    char& cell = board[rank_of(s)][file_of(s)];
+    if (cell) throw std::logic_error("two pieces on " + token.substr(1));
+    cell = token[0];
+  }
+  std::string fen;
+  for (int rank = 7; rank >= 0; --rank) {
+    int empty = 0;
+    for (int file = 0; file < 8; ++file) {
+      const char c = board[rank][file];
+      if (!c) {
+        ++empty;
+        continue;
+      }
+      if (empty) fen += static_cast<char>('0' + empty);
+      empty = 0;
+      fen += c;
+    }
+    if (empty) fen += static_cast<char>('0' + empty);
+    if (rank) fen += '/';
+  }
+  fen += ' ';
+  fen += side;
+  fen += ' ' + std::to_string(halfmove) + " 1";
+  return fen;
+}
+
+Position make_pos(std::string_view pieces, char side = 'w', const Rules& rules = Rules{},
+                  int halfmove = 0) {
+  return Position::from_fen(fen_of(pieces, side, halfmove), rules);
+}
+
+Bitboard squares(std::string_view names) {  // "d3,d5" -> bitboard
+  Bitboard b = 0;
+  std::string name;
+  std::istringstream in{std::string(names)};
+  while (std::getline(in, name, ',')) {
+    const Square s = parse_square(name);
+    if (s == kNoSquare) throw std::logic_error("bad square '" + name + "'");
+    b |= square_bb(s);
+  }
+  return b;
+}
+
+bool is_legal(const Position& pos, std::string_view move) {
+  try {
+    parse_move(pos, move);
+    return true;
+  } catch (const MoveError&) {
+    return false;
+  }
+}
+
+// Captures of a legal move, as captures_text writes them ("d3,d5" or "-").
+std::string captures_of(const Position& pos, std::string_view move) {
+  return captures_text(parse_move(pos, move));
+}
+
+// All legal moves as "coord captures" lines, sorted (like `ultima moves`).
+std::vector<std::string> legal_moves(const Position& pos) {
+  MoveList list;
+  generate_legal(pos, list);
+  std::vector<std::string> out;
+  for (const Move& m : list) out.push_back(to_coordinate(m) + " " + captures_text(m));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Position after(Position pos, std::string_view move) {
+  pos.make(parse_move(pos, move));
+  return pos;
+}
+
+// ---------------------------------------------------------------------------
+// 1. King. The black king on e5 is frozen by the white immobilizer on f4, so
+// the kings may stand side by side and Kc4-d5 mates. A white pawn on e2 keeps
+// the black withdrawer on d3 from withdrawing off c4 at the start (no check on
+// White before the move); it plays no other part.
+constexpr std::string_view kKingExample = "Kc4 If4 Pe2 ke5 wd3";
+
+TEST(WorkedExamples, KingStepNextToFrozenKingMates) {
+  const Position pos = make_pos(kKingExample);
+  EXPECT_FALSE(pos.in_check(kWhite));
+  EXPECT_EQ(pos.frozen(kBlack), squares("e5"));
+  ASSERT_TRUE(is_legal(pos, "c4d5"));
+  EXPECT_EQ(captures_of(pos, "c4d5"), "-");
+
+  const Position mated = after(pos, "c4d5");
+  EXPECT_TRUE(mated.in_check(kBlack));    // the free white king can step onto e5
+  EXPECT_FALSE(mated.in_check(kWhite));   // the frozen black king gives no check
+  const GameStatus status = game_status(mated);
+  EXPECT_EQ(status.termination, Termination::kCheckmate);
+  EXPECT_EQ(status.outcome, Outcome::kWhiteWins);
+  EXPECT_TRUE(legal_moves(mated).empty());
+}
+
+TEST(WorkedExamples, KingMayNotStepWhereWithdrawerCanWithdrawFromIt) {
+  const Position pos = make_pos(kKingExample);
+  // On d4 the withdrawer on d3 could withdraw to d2 and take the king.
+  EXPECT_FALSE(is_legal(pos, "c4d4"));
+  for (const std::string& m : legal_moves(pos)) EXPECT_NE(m.substr(0, 4), "c4d4");
+}
+
+TEST(WorkedExamples, KingTakingTheWithdrawerLeavesBlackWithoutMoves) {
+  const Position pos = make_pos(kKingExample);
+  ASSERT_TRUE(is_legal(pos, "c4d3"));
+  EXPECT_EQ(captures_of(pos, "c4d3"), "d3");
+
+  // Black keeps only its frozen king: no move, no removal (never the king),
+  // and not in check (Kd3 is not next to e5). abbott1963: Black loses.
+  const Position done = after(pos, "c4d3");
+  EXPECT_FALSE(done.in_check(kBlack));
+  EXPECT_TRUE(legal_moves(done).empty());
+  const GameStatus status = game_status(done);
+  EXPECT_EQ(status.termination, Termination::kNoLegalMove);
+  EXPECT_EQ(status.outcome, Outcome::kWhiteWins);
+
+  // The same under boardspace (stalemate=draw) is a draw.
+  const Position bs = after(make_pos(kKingExample, 'w', Rules::parse("boardspace")), "c4d3");
+  EXPECT_EQ(game_status(bs).termination, Termination::kStalemate);
+  EXPECT_EQ(game_status(bs).outcome, Outcome::kDraw);
+}
+
+// ---------------------------------------------------------------------------
+// 2. Pawn. P g4-d4 pinches the black immobilizer d5 against Pd6 (itself
+// frozen by that immobilizer) and the black pawn c4 against Pb4. The
+// withdrawer on e5 is diagonal, the chameleon on d3 has an empty d2 behind
+// it, and the leaper that has just moved h2-g3 between Pf3 and Ph3 stays.
+TEST(WorkedExamples, PawnPinchesImmobilizerAndPawnButNotDiagonalWithdrawer) {
+  Position pos = make_pos("Ka1 Pg4 Pd6 Pb4 Pf3 Ph3 kh8 id5 pc4 we5 xd3 lh2", 'b');
+  EXPECT_EQ(pos.frozen(kWhite), squares("d6"));
+
+  // The leaper moves between two white pawns: nothing happens to it.
+  ASSERT_TRUE(is_legal(pos, "h2g3"));
+  EXPECT_EQ(captures_of(pos, "h2g3"), "-");
+  pos.make(parse_move(pos, "h2g3"));
+  EXPECT_EQ(pos.piece_on(parse_square("g3")), make_piece(kBlack, kLeaper));
+
+  ASSERT_TRUE(is_legal(pos, "g4d4"));
+  const Move pawn = parse_move(pos, "g4d4");
+  EXPECT_EQ(captures_text(pawn), "c4,d5");
+  EXPECT_EQ(pawn.captures, squares("c4,d5"));
+  pos.make(pawn);
+  EXPECT_EQ(pos.piece_on(parse_square("e5")), make_piece(kBlack, kWithdrawer));
+  EXPECT_EQ(pos.piece_on(parse_square("d3")), make_piece(kBlack, kChameleon));
+  EXPECT_EQ(pos.piece_on(parse_square("g3")), make_piece(kBlack, kLeaper));
+  EXPECT_EQ(pos.pieces(kBlack, kImmobilizer), Bitboard{0});
+  EXPECT_EQ(pos.pieces(kBlack, kPawn), Bitboard{0});
+}
+
+// ---------------------------------------------------------------------------
+// 3. Withdrawer. W g6-d3 moves away from h7 along the diagonal and takes it;
+// g7 (north) and h6 (east) are next to g6 too but not on the line it leaves.
+TEST(WorkedExamples, WithdrawerTakesOnlyThePieceItMovesDirectlyAwayFrom) {
+  Position pos = make_pos("Ka1 Wg6 ka8 ph7 pg7 xh6");
+  ASSERT_TRUE(is_legal(pos, "g6d3"));
+  EXPECT_EQ(captures_of(pos, "g6d3"), "h7");
+  pos.make(parse_move(pos, "g6d3"));
+  EXPECT_EQ(pos.piece_on(parse_square("g7")), make_piece(kBlack, kPawn));
+  EXPECT_EQ(pos.piece_on(parse_square("h6")), make_piece(kBlack, kChameleon));
+  EXPECT_EQ(pos.piece_on(parse_square("h7")), kEmpty);
+}
+
+// ---------------------------------------------------------------------------
+// 4. Long leaper on d2: three pawns on d3, d5, d7 up the file (d4, d6, d8
+// empty); a withdrawer on f4 on the diagonal; two black pawns side by side on
+// f2, g2; a white pawn on c3 in the way to b4.
+constexpr std::string_view kLeaperExample = "Ka1 Ld2 Pc3 kh8 pd3 pd5 pd7 wf4 pf2 pg2";
+
+TEST(WorkedExamples, LeaperTakesThreePiecesUpTheFile) {
+  const Position pos = make_pos(kLeaperExample);
+  ASSERT_TRUE(is_legal(pos, "d2d8"));
+  EXPECT_EQ(captures_of(pos, "d2d8"), "d3,d5,d7");
+  EXPECT_EQ(captures_of(pos, "d2d6"), "d3,d5");
+  EXPECT_EQ(captures_of(pos, "d2d4"), "d3");
+}
+
+TEST(WorkedExamples, LeaperCanTakeTheDiagonalWithdrawerInstead) {
+  const Position pos = make_pos(kLeaperExample);
+  EXPECT_EQ(captures_of(pos, "d2g5"), "f4");
+  EXPECT_EQ(captures_of(pos, "d2h6"), "f4");
+  EXPECT_EQ(captures_of(pos, "d2e3"), "-");
+}
+
+TEST(WorkedExamples, LeaperCannotLeapAdjacentPairOrFriendlyPiece) {
+  const Position pos = make_pos(kLeaperExample);
+  EXPECT_EQ(captures_of(pos, "d2e2"), "-");
+  EXPECT_FALSE(is_legal(pos, "d2h2"));  // f2 and g2 side by side
+  EXPECT_FALSE(is_legal(pos, "d2b4"));  // over the white pawn on c3
+  EXPECT_FALSE(is_legal(pos, "d2a5"));
+  for (const std::string& m : legal_moves(pos)) {
+    EXPECT_NE(m.substr(0, 4), "d2h2");
+    EXPECT_NE(m.substr(0, 4), "d2b4");
+  }
+}
+
+// ---------------------------------------------------------------------------
+// 5. Coordinator with the white king on c2: C d4-f6 crosses at f2 (file f,
+// rank 2) and c6 (file c, rank 6); C d4-d6 crosses at d2 and c6 instead.
+// The white pawn on c1 stops the black leaper c6 from leaping the king.
+constexpr std::string_view kCoordinatorExample = "Kc2 Cd4 Pc1 kh8 lc6 if2 pd2";
+
+TEST(WorkedExamples, CoordinatorTakesLeaperAndImmobilizerOnKingCrossings) {
+  const Position pos = make_pos(kCoordinatorExample);
+  ASSERT_TRUE(is_legal(pos, "d4f6"));
+  EXPECT_EQ(captures_of(pos, "d4f6"), "c6,f2");
+}
+
+TEST(WorkedExamples, CoordinatorOnKingsOtherCrossingsTakesOtherPieces) {
+  const Position pos = make_pos(kCoordinatorExample);
+  ASSERT_TRUE(is_legal(pos, "d4d6"));
+  EXPECT_EQ(captures_of(pos, "d4d6"), "c6,d2");
+}
+
+// ---------------------------------------------------------------------------
+// 6. Immobilizer. On f3 it freezes only the black leaper on g4; on d5 it
+// freezes the five black pieces on c4, c6, d6, e5, e6, and g4 is free again.
+TEST(WorkedExamples, ImmobilizerMoveFreezesFiveAndReleasesLeaper) {
+  Position pos = make_pos("Ka1 If3 kh8 lg4 pc4 pc6 wd6 ce6 pe5");
+  EXPECT_EQ(pos.frozen(kBlack), squares("g4"));
+  ASSERT_TRUE(is_legal(pos, "f3d5"));
+  EXPECT_EQ(captures_of(pos, "f3d5"), "-");
+  pos.make(parse_move(pos, "f3d5"));
+
+  EXPECT_EQ(popcount(pos.frozen(kBlack)), 5);
+  EXPECT_EQ(pos.frozen(kBlack), squares("c4,c6,d6,e5,e6"));
+  EXPECT_EQ(pos.frozen(kBlack) & squares("g4"), Bitboard{0});
+
+  bool leaper_moves = false;
+  for (const std::string& m : legal_moves(pos)) {
+    if (m.substr(0, 2) == "g4") leaper_moves = true;
+    for (const char* frozen : {"c4", "c6", "d6", "e5", "e6"})
+      EXPECT_NE(m.substr(0, 2), frozen) << m;
+  }
+  EXPECT_TRUE(leaper_moves);
+}
+
+// ---------------------------------------------------------------------------
+// 7. Chameleon. X g6-c6 along rank 6 leaps the leapers f6 and d6 (passing
+// e6), withdraws from the withdrawer h6, pinches the pawns c7, c5, b6 against
+// Wc8, Pc4, Pa6, coordinates with Ke3 at c3 (the coordinator) and e6 (empty),
+// and lands next to the black king d5.
+constexpr std::string_view kChameleonExample =
+    "Ke3 Xg6 Pa6 Wc8 Pc4 kd5 pb6 pc7 pc5 ld6 lf6 wh6 cc3";
+
+TEST(WorkedExamples, ChameleonImitatesWithdrawerLeapersPawnsCoordinatorAndChecks) {
+  const Position pos = make_pos(kChameleonExample);
+  ASSERT_TRUE(is_legal(pos, "g6c6"));
+  const Move m = parse_move(pos, "g6c6");
+  EXPECT_EQ(captures_text(m), "b6,c3,c5,c7,d6,f6,h6");
+  Position next = pos;
+  next.make(m);
+  EXPECT_TRUE(next.in_check(kBlack));
+  EXPECT_FALSE(next.in_check(kWhite));
+  // Black is left with the bare king.
+  EXPECT_EQ(next.pieces(kBlack), squares("d5"));
+}
+
+TEST(WorkedExamples, ChameleonShapeTakesOnlyTheLeapedLeapers) {
+  const Position pos = make_pos(kChameleonExample, 'w', Rules::parse("abbott1963,chameleon=shape"));
+  ASSERT_TRUE(is_legal(pos, "g6c6"));
+  EXPECT_EQ(captures_of(pos, "g6c6"), "d6,f6");
+  const Position next = after(pos, "g6c6");
+  EXPECT_TRUE(next.in_check(kBlack));  // the king step threat is no leap
+  EXPECT_EQ(next.pieces(kBlack), squares("b6,c3,c5,c7,d5,h6"));
+}
+
+}  // namespace
+}  // namespace ultima
