@@ -1,11 +1,13 @@
-// ultima bench perft: a fixed suite of perft positions, for speed.
+// ultima bench perft|search: fixed suites for speed and regressions.
 #include <chrono>
 #include <cstdio>
 #include <memory>
 #include <string>
 
 #include "commands.h"
+#include "engine/notation.h"
 #include "engine/perft.h"
+#include "engine/search.h"
 
 namespace ultima::cli {
 namespace {
@@ -45,6 +47,30 @@ void bench_perft() {
               total_seconds, total / total_seconds);
 }
 
+// Fixed-depth searches from fresh tables: the node total is a signature of
+// the search's behaviour (any change to it shows), the rate a speed figure.
+void bench_search(int depth) {
+  std::uint64_t total = 0;
+  double total_seconds = 0;
+  for (const BenchPosition& b : kPerftSuite) {
+    const Rules rules = Rules::parse(b.rules);
+    Position pos = std::string(b.fen) == "startpos" ? Position::start(rules) : Position::from_fen(b.fen, rules);
+    Searcher searcher(16);
+    SearchLimits limits;
+    limits.depth = depth;
+    const auto start = std::chrono::steady_clock::now();
+    const SearchResult r = searcher.search(pos, limits);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    total += r.nodes;
+    total_seconds += seconds;
+    std::printf("%-10s depth %d  nodes %10llu  %7.3f s  %9.0f nodes/s  best %s %s\n", b.rules, depth,
+                static_cast<unsigned long long>(r.nodes), seconds, r.nodes / seconds,
+                to_coordinate(r.best).c_str(), score_text(r.score).c_str());
+  }
+  std::printf("signature %llu  seconds %.3f  nodes/s %.0f\n", static_cast<unsigned long long>(total),
+              total_seconds, total / total_seconds);
+}
+
 }  // namespace
 
 void add_bench_command(CLI::App& app) {
@@ -52,6 +78,10 @@ void add_bench_command(CLI::App& app) {
   cmd->require_subcommand(1);
   cmd->add_subcommand("perft", "perft over a fixed suite of positions: nodes, seconds, nodes/s")
       ->callback(bench_perft);
+  auto depth = std::make_shared<int>(7);
+  CLI::App* search = cmd->add_subcommand("search", "fixed-depth search over the suite: node signature and nodes/s");
+  search->add_option("--depth", *depth, "plies per position")->check(CLI::Range(1, 30));
+  search->callback([depth] { bench_search(*depth); });
 }
 
 }  // namespace ultima::cli

@@ -10,5 +10,10 @@ void add_perft_command(CLI::App& app);
 void add_moves_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 void add_selfcheck_command(CLI::App& app);
+void add_match_command(CLI::App& app);
+void add_uci_command(CLI::App& app);
+void add_eval_command(CLI::App& app);
+void add_tune_command(CLI::App& app);
+void add_ladder_command(CLI::App& app);
 
 }  // namespace ultima::cli

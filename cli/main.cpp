@@ -12,6 +12,11 @@ int main(int argc, char** argv) {
   ultima::cli::add_moves_command(app);
   ultima::cli::add_bench_command(app);
   ultima::cli::add_selfcheck_command(app);
+  ultima::cli::add_match_command(app);
+  ultima::cli::add_uci_command(app);
+  ultima::cli::add_eval_command(app);
+  ultima::cli::add_tune_command(app);
+  ultima::cli::add_ladder_command(app);
   // CLI11 would call an unknown command a missing one; name it instead.
   if (argc > 1 && argv[1][0] != '-') {
     bool known = false;

@@ -2,9 +2,23 @@
 
 namespace ultima {
 
-bool king_attacked(const BoardBits& b, Color c, const Rules& rules) {
+namespace {
+
+// One walk over every way c's king can be captured next move. With
+// kCountAll false it stops at the first (the check test); with true it
+// counts them all (king danger for the evaluation).
+template <bool kCountAll>
+int king_attack_routes(const BoardBits& b, Color c, const Rules& rules) {
+  int routes = 0;
+  // Records one route; tells the caller to stop when only presence matters.
+#define ULTIMA_FOUND_ROUTE(n)      \
+  do {                             \
+    routes += (n);                 \
+    if (!kCountAll) return routes; \
+  } while (0)
+
   const Bitboard king = b.kind[c][kKing];
-  if (!king) return false;
+  if (!king) return 0;
   const Square k = lsb(king);
   const Color enemy = ~c;
   const Bitboard mobile = b.color[enemy] & ~frozen_pieces(b, enemy, rules);
@@ -12,7 +26,8 @@ bool king_attacked(const BoardBits& b, Color c, const Rules& rules) {
   const Bitboard zone = kGeo.king_zone[k];
 
   // King step, and the chameleon's king step.
-  if ((b.kind[enemy][kKing] | b.kind[enemy][kChameleon]) & mobile & zone) return true;
+  if (const Bitboard steppers = (b.kind[enemy][kKing] | b.kind[enemy][kChameleon]) & mobile & zone)
+    ULTIMA_FOUND_ROUTE(popcount(steppers));
 
   // Withdrawal: an adjacent withdrawer with an empty square to retreat to.
   Bitboard withdrawers = b.kind[enemy][kWithdrawer] & mobile & zone;
@@ -20,7 +35,7 @@ bool king_attacked(const BoardBits& b, Color c, const Rules& rules) {
     const Square w = pop_lsb(withdrawers);
     const int away = direction_between(k, w);
     const Square retreat = kGeo.step[away][w];
-    if (retreat != kNoSquare && !(occupied & square_bb(retreat))) return true;
+    if (retreat != kNoSquare && !(occupied & square_bb(retreat))) ULTIMA_FOUND_ROUTE(1);
   }
 
   // Pinch: a pawn lands on an empty orthogonal neighbour of the king while an
@@ -32,7 +47,8 @@ bool king_attacked(const BoardBits& b, Color c, const Rules& rules) {
       const Square anvil = kGeo.step[opposite(d)][k];
       if (landing == kNoSquare || anvil == kNoSquare) continue;
       if ((occupied & square_bb(landing)) || !(b.color[enemy] & square_bb(anvil))) continue;
-      if (rook_attacks(landing, occupied) & pawns) return true;
+      if (const Bitboard pinchers = rook_attacks(landing, occupied) & pawns)
+        ULTIMA_FOUND_ROUTE(popcount(pinchers));
     }
   }
 
@@ -54,7 +70,10 @@ bool king_attacked(const BoardBits& b, Color c, const Rules& rules) {
           after_empty = true;
           continue;
         }
-        if (leapers & bb) return true;
+        if (leapers & bb) {
+          ULTIMA_FOUND_ROUTE(1);
+          break;
+        }
         if ((b.color[c] & bb) && after_empty && !single) {
           after_empty = false;  // a further piece of c, leapt on the way
           continue;
@@ -76,10 +95,21 @@ bool king_attacked(const BoardBits& b, Color c, const Rules& rules) {
     targets &= ~occupied;
     while (targets && coordinators) {
       const Square s = pop_lsb(coordinators);
-      if (queen_attacks(s, occupied) & targets) return true;
+      if (queen_attacks(s, occupied) & targets) ULTIMA_FOUND_ROUTE(1);
     }
   }
-  return false;
+#undef ULTIMA_FOUND_ROUTE
+  return routes;
+}
+
+}  // namespace
+
+bool king_attacked(const BoardBits& b, Color c, const Rules& rules) {
+  return king_attack_routes<false>(b, c, rules) != 0;
+}
+
+int king_capture_routes(const BoardBits& b, Color c, const Rules& rules) {
+  return king_attack_routes<true>(b, c, rules);
 }
 
 }  // namespace ultima

@@ -28,5 +28,8 @@ inline Bitboard frozen_pieces(const BoardBits& b, Color c, const Rules& rules) {
 // Is c's king capturable by some unfrozen enemy piece's next move? False when
 // c has no king. The attacker's own king safety is ignored, as in chess.
 bool king_attacked(const BoardBits& b, Color c, const Rules& rules);
+// How many enemy pieces could capture c's king next move, counted once per
+// piece and capture mode (0 when c has no king).
+int king_capture_routes(const BoardBits& b, Color c, const Rules& rules);
 
 }  // namespace ultima

@@ -2,6 +2,12 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
+#include <vector>
+
+#if defined(__BMI2__)
+#include <immintrin.h>
+#endif
 
 #include "types.h"
 
@@ -88,15 +94,33 @@ inline Bitboard ray_attacks(Square s, int dir, Bitboard occupied) {
   return ray ^ kGeo.ray[dir][b];
 }
 
+#if defined(__BMI2__)
+// Sliding attacks by table lookup: the occupancy of a piece's lines,
+// compressed with PEXT, indexes that square's slice of one table.
+struct SliderTables {
+  std::array<Bitboard, 64> rook_mask{}, bishop_mask{};
+  std::array<std::uint32_t, 64> rook_offset{}, bishop_offset{};
+  std::vector<Bitboard> attacks;
+};
+const SliderTables& slider_tables();
+extern const SliderTables& kSliders;
+
+inline Bitboard rook_attacks(Square s, Bitboard occupied) {
+  return kSliders.attacks[kSliders.rook_offset[s] + _pext_u64(occupied, kSliders.rook_mask[s])];
+}
+inline Bitboard bishop_attacks(Square s, Bitboard occupied) {
+  return kSliders.attacks[kSliders.bishop_offset[s] + _pext_u64(occupied, kSliders.bishop_mask[s])];
+}
+#else
 inline Bitboard rook_attacks(Square s, Bitboard occupied) {
   return ray_attacks(s, kN, occupied) | ray_attacks(s, kE, occupied) |
          ray_attacks(s, kS, occupied) | ray_attacks(s, kW, occupied);
 }
-
 inline Bitboard bishop_attacks(Square s, Bitboard occupied) {
   return ray_attacks(s, kNE, occupied) | ray_attacks(s, kSE, occupied) |
          ray_attacks(s, kSW, occupied) | ray_attacks(s, kNW, occupied);
 }
+#endif
 
 inline Bitboard queen_attacks(Square s, Bitboard occupied) {
   return rook_attacks(s, occupied) | bishop_attacks(s, occupied);

@@ -13,19 +13,25 @@ class MoveList {
   // queen-moving piece free on an open board).
   static constexpr int kCapacity = 512;
 
+  // The storage is left uninitialized: lists are made at every search node,
+  // and zeroing 8 KB each time cost a fifth of the search's time.
+  MoveList() {}
+
   void push(const Move& m) { moves_[size_++] = m; }
   int size() const { return size_; }
   bool empty() const { return size_ == 0; }
   void clear() { size_ = 0; }
   const Move& operator[](int i) const { return moves_[i]; }
   Move& operator[](int i) { return moves_[i]; }
-  const Move* begin() const { return moves_.data(); }
-  const Move* end() const { return moves_.data() + size_; }
-  Move* begin() { return moves_.data(); }
-  Move* end() { return moves_.data() + size_; }
+  const Move* begin() const { return moves_; }
+  const Move* end() const { return moves_ + size_; }
+  Move* begin() { return moves_; }
+  Move* end() { return moves_ + size_; }
 
  private:
-  std::array<Move, kCapacity> moves_;
+  union {
+    Move moves_[kCapacity];
+  };
   int size_ = 0;
 };
 

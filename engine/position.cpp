@@ -215,6 +215,7 @@ void Position::make(const Move& move) {
   undo.move = move;
   undo.key = key_;
   undo.halfmove_clock = halfmove_clock_;
+  undo.plies_since_null = plies_since_null_++;
   key_history_.push_back(key_);
 
   const Square from = move.from();
@@ -238,12 +239,28 @@ void Position::make(const Move& move) {
   key_ ^= kZobrist.black_to_move;
 }
 
+void Position::make_null() {
+  Undo& undo = history_.emplace_back();
+  undo.move = Move{};
+  undo.key = key_;
+  undo.halfmove_clock = halfmove_clock_;
+  undo.plies_since_null = plies_since_null_;
+  plies_since_null_ = 0;
+  key_history_.push_back(key_);
+  ++halfmove_clock_;
+  if (side_ == kBlack) ++fullmove_number_;
+  side_ = ~side_;
+  key_ ^= kZobrist.black_to_move;
+}
+
 void Position::unmake() {
   const Undo& undo = history_.back();
   const Move& move = undo.move;
   side_ = ~side_;
   if (side_ == kBlack) --fullmove_number_;
-  if (move.is_removal()) {
+  if (move.is_null()) {
+    // a pass: nothing moved
+  } else if (move.is_removal()) {
     put_piece(undo.moved, move.from());
   } else {
     remove_piece(move.to());
@@ -252,6 +269,7 @@ void Position::unmake() {
     for (int i = 0; captures; ++i) put_piece(undo.captured[i], pop_lsb(captures));
   }
   halfmove_clock_ = undo.halfmove_clock;
+  plies_since_null_ = undo.plies_since_null;
   key_ = undo.key;
   key_history_.pop_back();
   history_.pop_back();
@@ -260,7 +278,7 @@ void Position::unmake() {
 int Position::repetition_count() const {
   int count = 1;
   const int n = static_cast<int>(key_history_.size());
-  const int window = std::min(n, halfmove_clock_);
+  const int window = std::min({n, halfmove_clock_, plies_since_null_});
   for (int back = 2; back <= window; back += 2)
     if (key_history_[n - back] == key_) ++count;
   return count;

@@ -86,6 +86,9 @@ class Position {
   // Takes back the last move made.
   void unmake();
   const Move& last_move() const { return history_.back().move; }
+  // Passes the turn (null-move pruning in search); undone by unmake().
+  // Repetitions are not looked for across a pass.
+  void make_null();
 
   // How often the current placement with this side to move has occurred,
   // counting the current one (1 = first time).
@@ -96,6 +99,7 @@ class Position {
     Move move;
     std::uint64_t key;
     int halfmove_clock;
+    int plies_since_null;
     Piece moved;
     std::array<Piece, kMaxCaptures> captured;
   };
@@ -108,6 +112,7 @@ class Position {
   Color side_ = kWhite;
   int halfmove_clock_ = 0;
   int fullmove_number_ = 1;
+  int plies_since_null_ = 1 << 20;
   std::uint64_t key_ = 0;
   Rules rules_;
   std::vector<Undo> history_;

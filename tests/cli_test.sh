@@ -50,4 +50,28 @@ expect_error "depth" perft
 expect_error "unknown command 'frobnicate'" frobnicate
 expect_error "" perft --depth -3
 
+# match: a tiny random-vs-random match prints the final table; the same seed
+# gives the same game records.
+tmp=$(mktemp -d)
+match=$("$ultima" match --player1 random --player2 random --games 4 --max-plies 20 --seed 5 --pgn "$tmp/a.pgn" 2>/dev/null) \
+  || fail "match: exit $?"
+printf '%s\n' "$match" | head -n 1 | grep -q '^match random (1) vs random (2): rules abbott1963, 2 openings' \
+  || fail "match: header [$(printf '%s\n' "$match" | head -n 1)]"
+printf '%s\n' "$match" | grep -Eq '^player +games +wins +draws +losses +score +Elo +95% interval$' || fail "match: table header"
+printf '%s\n' "$match" | grep -Eq '^random \(1\) +4 +[0-9]+ +[0-9]+ +[0-9]+ +[0-9.]+% +[-+][0-9.inf]+ +\[' || fail "match: player 1 row"
+printf '%s\n' "$match" | grep -Eq '^random \(2\) +4 ' || fail "match: player 2 row"
+printf '%s\n' "$match" | grep -q '^ended by: max plies 4$' || fail "match: endings line"
+[ "$(grep -c '^\[Variant "ultima"\]$' "$tmp/a.pgn")" -eq 4 ] || fail "match: 4 records with a Variant tag"
+"$ultima" match --white random --black random --games 4 --max-plies 20 --seed 5 --concurrency 2 --pgn "$tmp/b.pgn" >/dev/null 2>&1
+cmp -s "$tmp/a.pgn" "$tmp/b.pgn" || fail "match: same seed, different records"
+printf 'clxwkxli/pppppppp/8/8/8/8/PPPPPPPP/ILXKWXLC w 0 1\n# a comment\nk7/8/8/8/8/8/8/Q6K w 0 1\n' >"$tmp/openings.fen"
+
+expect_error "--player1 'nope': " match --player1 nope --player2 random
+expect_error "openings.fen', line 3: FEN placement has an unknown piece letter" match --player1 random --player2 random --openings "$tmp/openings.fen"
+expect_error "cannot read openings file" match --player1 random --player2 random --openings "$tmp/missing.fen"
+expect_error "MIN is above MAX" match --player1 random --player2 random --opening-plies 5-2
+expect_error "--games must be at least 1" match --player1 random --player2 random --games 0
+expect_error "elo0 must be below elo1" match --player1 random --player2 random --sprt 5,0
+rm -rf "$tmp"
+
 if [ $failures -eq 0 ]; then echo "cli_test: all passed"; else echo "cli_test: $failures failed"; exit 1; fi
