@@ -7,6 +7,9 @@
 #include <stdexcept>
 
 #include "level.h"
+#include "material_evaluator.h"
+#include "mcts_player.h"
+#include "mcts_settings.h"
 
 namespace ultima {
 
@@ -58,6 +61,9 @@ Level find_level(const std::string& name) {
 std::unique_ptr<Player> make_player(const std::string& spec) {
   if (spec == "random") return std::make_unique<RandomPlayer>();
   if (spec.rfind("search:", 0) == 0) return std::make_unique<SearchPlayer>(Level::from_pairs(spec.substr(7)));
+  if (spec.rfind("mcts:", 0) == 0 || spec == "mcts")
+    return std::make_unique<MctsPlayer>(std::make_shared<MaterialEvaluator>(),
+                                        parse_mcts_settings(spec.size() > 5 ? spec.substr(5) : ""));
   if (spec.rfind("level:", 0) == 0) return std::make_unique<SearchPlayer>(find_level(spec.substr(6)));
   if (spec.empty()) throw std::invalid_argument("empty player spec");
   return std::make_unique<SearchPlayer>(find_level(spec));

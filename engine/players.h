@@ -19,6 +19,9 @@ namespace ultima {
 //   search:KEY=VALUE,...        alpha-beta with explicit settings, keys as in
 //                               a level file (depth, nodes, movetime, noise,
 //                               blunder, ...)
+//   mcts[:KEY=VALUE,...]        MCTS with the network-free material
+//                               evaluator; keys of engine/mcts_settings.h
+//                               (playouts, threads, gumbel, ...)
 // Throws std::invalid_argument naming the problem for a bad spec.
 std::unique_ptr<Player> make_player(const std::string& spec);
 

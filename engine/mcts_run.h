@@ -1,0 +1,36 @@
+// The state of one MCTS search shared by its threads, and by the result
+// code (mcts_result.cpp). Internal to the search.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <random>
+#include <vector>
+
+#include "gumbel.h"
+#include "mcts.h"
+
+namespace ultima {
+
+// The state of one search() shared by its threads (guarded by tree_mutex_).
+struct Mcts::Run {
+  MctsLimits limits;
+  std::chrono::steady_clock::time_point start;
+  std::chrono::steady_clock::time_point deadline;
+  bool has_deadline = false;
+  std::uint64_t root_visits_at_start = 0;
+  std::uint64_t started = 0;    // playouts handed out
+  std::uint64_t completed = 0;  // playouts backed up
+  std::uint64_t evaluations = 0, batches = 0, collisions = 0;
+  std::uint64_t depth_sum = 0;
+  int seldepth = 0;
+  std::exception_ptr error;
+  std::mt19937_64 rng;
+  // Gumbel root.
+  bool gumbel = false;
+  std::vector<double> gumbel_noise;  // per root edge
+  gumbel::SequentialHalving halving;
+};
+
+}  // namespace ultima
