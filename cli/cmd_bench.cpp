@@ -1,10 +1,15 @@
 // ultima bench perft|search: fixed suites for speed and regressions.
 #include <chrono>
+#include <random>
+#include <vector>
 #include <cstdio>
 #include <memory>
 #include <string>
 
 #include "commands.h"
+#include "engine/mcts.h"
+#include "engine/movegen.h"
+#include "engine/network_hook.h"
 #include "engine/notation.h"
 #include "engine/perft.h"
 #include "engine/search.h"
@@ -71,6 +76,62 @@ void bench_search(int depth) {
               total_seconds, total / total_seconds);
 }
 
+// MCTS playouts per second with a network, beside the raw forward
+// throughput of the same network at the same batch size: the difference is
+// the search's own overhead. The evaluation cache is off, so every playout
+// costs a position in a forward pass.
+void bench_mcts(const std::string& net, int threads, int batch, double seconds) {
+  const int max_batch = threads * batch;
+  const std::string spec = net + (net.empty() ? "" : ",") + "cache_entries=0,max_batch=" + std::to_string(max_batch);
+  std::shared_ptr<Evaluator> evaluator = make_network_evaluator(spec);
+  std::printf("%s; mcts threads %d, batch %d per thread\n", evaluator->name().c_str(), threads, batch);
+
+  // Raw throughput: whole batches of distinct positions straight to the evaluator.
+  std::mt19937_64 rng(1);
+  std::vector<Position> positions;
+  std::vector<MoveList> lists(max_batch);
+  for (int i = 0; i < max_batch; ++i) {
+    Position pos = Position::start();
+    for (int ply = 0; ply < 10 + i % 30 && !game_status(pos).over(); ++ply) {
+      MoveList l;
+      generate_legal(pos, l);
+      pos.make(l[rng() % l.size()]);
+    }
+    positions.push_back(pos);
+  }
+  std::vector<EvalInput> inputs(max_batch);
+  std::vector<EvalOutput> outputs(max_batch);
+  for (int i = 0; i < max_batch; ++i) {
+    generate_legal(positions[i], lists[i]);
+    inputs[i] = {&positions[i], &lists[i]};
+  }
+  evaluator->evaluate(inputs, outputs);  // warm-up
+  int passes = 0;
+  const auto start = std::chrono::steady_clock::now();
+  double elapsed = 0;
+  while (elapsed < seconds) {
+    evaluator->evaluate(inputs, outputs);
+    ++passes;
+    elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  const double raw = passes * max_batch / elapsed;
+
+  MctsConfig config;
+  config.threads = threads;
+  config.batch_size = batch;
+  Mcts mcts(evaluator, config);
+  mcts.set_position(Position::start());
+  MctsLimits limits;
+  limits.movetime_ms = static_cast<std::int64_t>(seconds * 1000);
+  const MctsResult r = mcts.search(limits);
+  std::printf("raw forward   %10.0f positions/s (batch %d)\n", raw, max_batch);
+  std::printf("mcts          %10.0f playouts/s  (%llu playouts, %llu evaluations in %llu batches, avg batch %.1f)\n",
+              r.playouts_per_second, static_cast<unsigned long long>(r.playouts),
+              static_cast<unsigned long long>(r.evaluations), static_cast<unsigned long long>(r.batches),
+              r.batches ? double(r.evaluations) / r.batches : 0.0);
+  std::printf("mcts / raw    %10.1f%%\n", 100.0 * r.playouts_per_second / raw);
+}
+
 }  // namespace
 
 void add_bench_command(CLI::App& app) {
@@ -82,6 +143,19 @@ void add_bench_command(CLI::App& app) {
   CLI::App* search = cmd->add_subcommand("search", "fixed-depth search over the suite: node signature and nodes/s");
   search->add_option("--depth", *depth, "plies per position")->check(CLI::Range(1, 30));
   search->callback([depth] { bench_search(*depth); });
+  struct MctsBench {
+    std::string net;
+    int threads = 1, batch = 64;
+    double seconds = 5;
+  };
+  auto mb = std::make_shared<MctsBench>();
+  CLI::App* mcts = cmd->add_subcommand("mcts", "MCTS playouts/s with a network, beside its raw forward throughput");
+  mcts->add_option("--net", mb->net, "network settings, e.g. weights=FILE or blocks=6,channels=64 (default: random 6x64)");
+  mcts->add_option("--threads", mb->threads, "MCTS search threads")->check(CLI::Range(1, 256));
+  mcts->add_option("--batch", mb->batch, "leaves each thread gathers per evaluation")->check(CLI::Range(1, 4096));
+  mcts->add_option("--seconds", mb->seconds, "seconds for each measurement")->check(CLI::Range(0.1, 3600.0));
+  mcts->callback([mb] { bench_mcts(mb->net, mb->threads, mb->batch, mb->seconds); });
+  add_bench_nn_command(*cmd);
 }
 
 }  // namespace ultima::cli

@@ -9,6 +9,8 @@ namespace ultima::cli {
 void add_perft_command(CLI::App& app);
 void add_moves_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
+// `bench nn`, a subcommand of `bench` (cmd_bench_nn.cpp).
+void add_bench_nn_command(CLI::App& bench);
 void add_selfcheck_command(CLI::App& app);
 void add_match_command(CLI::App& app);
 void add_uci_command(CLI::App& app);

@@ -4,8 +4,14 @@
 #include <string>
 
 #include "commands.h"
+#include "engine/network_hook.h"
+#include "nn/loader.h"
 
 int main(int argc, char** argv) {
+  // Networks come from the LibTorch module, loaded only when asked for.
+  ultima::set_network_evaluator_factory([](const std::string& spec) -> std::shared_ptr<ultima::Evaluator> {
+    return ultima::nn::make_nn_evaluator(ultima::nn::NnConfig::parse(spec));
+  });
   CLI::App app{"ultima: an engine for Ultima (Baroque chess)"};
   app.require_subcommand(1);
   ultima::cli::add_perft_command(app);

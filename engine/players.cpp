@@ -4,12 +4,14 @@
 #include <cstdlib>
 #include <filesystem>
 #include <random>
+#include <sstream>
 #include <stdexcept>
 
 #include "level.h"
 #include "material_evaluator.h"
 #include "mcts_player.h"
 #include "mcts_settings.h"
+#include "network_hook.h"
 
 namespace ultima {
 
@@ -61,9 +63,23 @@ Level find_level(const std::string& name) {
 std::unique_ptr<Player> make_player(const std::string& spec) {
   if (spec == "random") return std::make_unique<RandomPlayer>();
   if (spec.rfind("search:", 0) == 0) return std::make_unique<SearchPlayer>(Level::from_pairs(spec.substr(7)));
-  if (spec.rfind("mcts:", 0) == 0 || spec == "mcts")
-    return std::make_unique<MctsPlayer>(std::make_shared<MaterialEvaluator>(),
-                                        parse_mcts_settings(spec.size() > 5 ? spec.substr(5) : ""));
+  if (spec.rfind("mcts:", 0) == 0 || spec == "mcts") {
+    // "weights=FILE" picks the network; every other key is an MCTS setting.
+    std::string weights, settings;
+    std::stringstream in(spec.size() > 5 ? spec.substr(5) : "");
+    for (std::string pair; std::getline(in, pair, ',');) {
+      if (pair.rfind("weights=", 0) == 0)
+        weights = pair.substr(8);
+      else
+        settings += (settings.empty() ? "" : ",") + pair;
+    }
+    std::shared_ptr<Evaluator> evaluator;
+    if (weights.empty())
+      evaluator = std::make_shared<MaterialEvaluator>();
+    else  // "random": a network with random weights (generation 0)
+      evaluator = make_network_evaluator(weights == "random" ? "" : "weights=" + weights);
+    return std::make_unique<MctsPlayer>(std::move(evaluator), parse_mcts_settings(settings));
+  }
   if (spec.rfind("level:", 0) == 0) return std::make_unique<SearchPlayer>(find_level(spec.substr(6)));
   if (spec.empty()) throw std::invalid_argument("empty player spec");
   return std::make_unique<SearchPlayer>(find_level(spec));

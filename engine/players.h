@@ -19,9 +19,11 @@ namespace ultima {
 //   search:KEY=VALUE,...        alpha-beta with explicit settings, keys as in
 //                               a level file (depth, nodes, movetime, noise,
 //                               blunder, ...)
-//   mcts[:KEY=VALUE,...]        MCTS with the network-free material
-//                               evaluator; keys of engine/mcts_settings.h
-//                               (playouts, threads, gumbel, ...)
+//   mcts[:KEY=VALUE,...]        MCTS; weights=FILE uses that network (through
+//                               network_hook.h), else the network-free
+//                               material evaluator; other keys are those of
+//                               engine/mcts_settings.h (playouts, threads,
+//                               gumbel, ...)
 // Throws std::invalid_argument naming the problem for a bad spec.
 std::unique_ptr<Player> make_player(const std::string& spec);
 

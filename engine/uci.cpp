@@ -1,6 +1,7 @@
 #include "uci.h"
 
 #include <algorithm>
+#include <cmath>
 #include <atomic>
 #include <cctype>
 #include <charconv>
@@ -14,6 +15,9 @@
 #include <vector>
 
 #include "level.h"
+#include "material_evaluator.h"
+#include "mcts.h"
+#include "network_hook.h"
 #include "movegen.h"
 #include "notation.h"
 #include "players.h"
@@ -111,6 +115,10 @@ class UciEngine {
     std::string levels = "option name Level type combo default none var none";
     for (const Level& l : levels_) levels += " var " + l.name;
     say(levels);
+    say("option name Backend type combo default alphabeta var alphabeta var mcts");
+    say("option name WeightsFile type string default <empty>");
+    say("option name MctsThreads type spin default 1 min 1 max 256");
+    say("option name MctsBatch type spin default 8 min 1 max 1024");
     say("uciok");
   }
 
@@ -169,6 +177,16 @@ class UciEngine {
       if (!parse_int(value, n)) return error("UCI_Elo must be an integer");
       elo_ = static_cast<int>(n);
       update_level();
+    } else if (key == "backend") {
+      if (value != "alphabeta" && value != "mcts") return error("Backend must be alphabeta or mcts");
+      use_mcts_ = value == "mcts";
+    } else if (key == "weightsfile") {
+      weights_ = (value == "<empty>") ? "" : value;
+      mcts_.reset();  // built again, with the new network, at the next go
+    } else if (key == "mctsthreads" || key == "mctsbatch") {
+      if (!parse_int(value, n) || n < 1 || n > 1024) return error(name + " must be an integer from 1 to 1024");
+      (key == "mctsthreads" ? mcts_threads_ : mcts_batch_) = static_cast<int>(n);
+      mcts_.reset();
     } else if (key == "level") {
       if (value == "none" || value.empty()) {
         named_level_.reset();
@@ -269,6 +287,10 @@ class UciEngine {
       say("bestmove (none)");
       return;
     }
+    if (use_mcts_) {
+      if (!ensure_mcts()) return;
+      return go_mcts(limits);
+    }
     searching_ = true;
     // Nothing but "stop" ends a search without limits: treat it as infinite
     // when the input ends.
@@ -295,6 +317,74 @@ class UciEngine {
     });
   }
 
+  // The MCTS backend: the network from WeightsFile, or the material
+  // evaluator without one. Built on first use, so LibTorch loads only then.
+  bool ensure_mcts() {
+    if (mcts_) return true;
+    try {
+      std::shared_ptr<Evaluator> evaluator = weights_.empty()
+                                                 ? std::shared_ptr<Evaluator>(std::make_shared<MaterialEvaluator>())
+                                                 : make_network_evaluator("weights=" + weights_ + ",max_batch=" +
+                                                                          std::to_string(mcts_threads_ * mcts_batch_));
+      MctsConfig config;
+      config.threads = mcts_threads_;
+      config.batch_size = mcts_batch_;
+      mcts_ = std::make_unique<Mcts>(std::move(evaluator), config);
+      say("info string mcts backend: " + mcts_->evaluator().name());
+    } catch (const std::exception& e) {
+      error(std::string("cannot start the mcts backend: ") + e.what());
+      return false;
+    }
+    return true;
+  }
+
+  void go_mcts(const SearchLimits& limits) {
+    MctsConfig config = mcts_->config();
+    config.multipv = multipv_;
+    config.info_interval_ms = 500;
+    mcts_->set_config(config);
+    mcts_->set_position(pos_);
+    MctsLimits m;
+    m.visits = limits.nodes;
+    m.movetime_ms = limits.movetime_ms;
+    const Color us = pos_.side_to_move();
+    if (!m.movetime_ms && limits.time_ms[us] > 0)
+      m.movetime_ms = std::max<std::int64_t>(1, limits.time_ms[us] / 30 + limits.inc_ms[us] * 3 / 4);
+    m.infinite = limits.infinite;
+    // "go depth N" has no meaning for MCTS: N * 100 playouts stands in for it.
+    if (limits.depth && !m.visits) m.playouts = static_cast<std::uint64_t>(limits.depth) * 100;
+    if (!m.visits && !m.playouts && !m.movetime_ms) m.infinite = true;
+    searching_ = true;
+    infinite_ = m.infinite;
+    worker_ = std::thread([this, m] {
+      MctsResult r;
+      try {
+        r = mcts_->search(m, [this](const MctsResult& snapshot) { report_mcts(snapshot); });
+      } catch (const std::exception& e) {
+        error(std::string("mcts search failed: ") + e.what());
+      }
+      while (m.infinite && !stop_requested_.load()) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      say(r.best.is_null() ? std::string("bestmove (none)") : "bestmove " + to_coordinate(r.best));
+      searching_ = false;
+    });
+  }
+
+  void report_mcts(const MctsResult& r) {
+    const int lines = std::min<int>(multipv_, static_cast<int>(r.moves.size()));
+    const std::int64_t ms = static_cast<std::int64_t>(r.seconds * 1000);
+    for (int i = 0; i < lines; ++i) {
+      const MctsRootMove& m = r.moves[i];
+      std::ostringstream s;
+      s << "info depth " << std::max(1, r.depth) << " seldepth " << r.seldepth << " multipv " << i + 1 << " score ";
+      if (m.mate) s << "mate " << m.mate; else s << "cp " << q_to_centipawns(m.q);
+      s << " wdl " << std::lround(m.win * 1000) << " " << std::lround(m.draw * 1000) << " " << std::lround(m.loss * 1000)
+        << " nodes " << r.visits << " nps " << std::llround(r.playouts_per_second) << " time " << ms
+        << " visits " << m.visits << " pv";
+      for (const Move& mv : m.pv) s << " " << to_coordinate(mv);
+      say(s.str());
+    }
+  }
+
   void report(const SearchInfo& info) {
     std::ostringstream s;
     s << "info depth " << info.depth << " seldepth " << info.seldepth << " multipv " << info.multipv << " score "
@@ -311,6 +401,7 @@ class UciEngine {
     // The worker may not have started searching yet: keep asking until it ends.
     while (searching_.load()) {
       searcher_.stop();
+      if (mcts_) mcts_->stop();
       std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
     worker_.join();
@@ -357,6 +448,10 @@ class UciEngine {
   std::thread worker_;
   std::atomic<bool> searching_{false};
   bool infinite_ = false;
+  bool use_mcts_ = false;
+  std::string weights_;
+  int mcts_threads_ = 1, mcts_batch_ = 8;
+  std::unique_ptr<Mcts> mcts_;
   std::atomic<bool> stop_requested_{false};
 };
 

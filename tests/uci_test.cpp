@@ -520,3 +520,51 @@ TEST(UciStop, ClosedInputStopsAnInfiniteSearch) {
 
 }  // namespace
 }  // namespace ultima
+
+namespace ultima {
+namespace {
+
+TEST(UciMcts, BackendMctsSearchesWithTheMaterialEvaluator) {
+  const std::string out = session(
+      "uci\nsetoption name Backend value mcts\nsetoption name MultiPV value 2\n"
+      "position startpos moves a2a3\ngo nodes 300\n");
+  EXPECT_TRUE(contains(out, "option name Backend type combo default alphabeta var alphabeta var mcts"));
+  EXPECT_TRUE(contains(out, "info string mcts backend: material"));
+  const std::vector<std::string> infos = lines_starting(out, "info depth");
+  ASSERT_FALSE(infos.empty());
+  EXPECT_TRUE(contains(infos.back(), " wdl ")) << infos.back();
+  EXPECT_TRUE(contains(infos.back(), " multipv 2 ")) << infos.back();
+  const std::vector<std::string> best = lines_starting(out, "bestmove ");
+  ASSERT_EQ(best.size(), 1u);
+  Position pos = Position::start();
+  pos.make(parse_move(pos, "a2a3"));
+  EXPECT_NO_THROW(parse_move(pos, tokens(best[0])[1])) << best[0];
+}
+
+TEST(UciMcts, BadBackendAndMissingNetworkAreErrorsNotCrashes) {
+  // This test binary registers no network factory: asking for weights must
+  // fail cleanly, and the engine must go on answering.
+  const std::string out = session(
+      "setoption name Backend value neural\nsetoption name Backend value mcts\n"
+      "setoption name WeightsFile value /nonexistent/net.bin\nposition startpos\ngo nodes 50\nisready\n");
+  EXPECT_TRUE(contains(out, "info string error Backend must be alphabeta or mcts"));
+  EXPECT_TRUE(contains(out, "info string error cannot start the mcts backend"));
+  EXPECT_TRUE(contains(out, "readyok"));
+}
+
+TEST(UciMcts, MctsPlayerSpecPlaysLegalMoves) {
+  auto player = make_player("mcts:playouts=60");
+  Position pos = Position::start();
+  for (int i = 0; i < 4; ++i) {
+    const MoveChoice c = player->choose(pos, 100 + i);
+    MoveList list;
+    generate_legal(pos, list);
+    ASSERT_TRUE(std::find(list.begin(), list.end(), c.move) != list.end());
+    pos.make(c.move);
+  }
+  EXPECT_THROW(make_player("mcts:playouts=60,weights=/nonexistent.bin"), std::runtime_error);
+  EXPECT_THROW(make_player("mcts:bogus=1"), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace ultima

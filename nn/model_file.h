@@ -1,0 +1,78 @@
+// Model files: a short text header that names the architecture, the input
+// encoding, the policy layout, the rule set and the training step, then the
+// weights as raw tensors. Plain C++ (no LibTorch), so the trainer, the
+// loader and the tests read and write them the same way. The format is
+// described in nn/README.md.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ultima::nn {
+
+// The shape of the residual network (nn/network.h builds it).
+struct NetArchitecture {
+  int input_planes = 0;         // filled in from encoding.h when left 0
+  int policy_planes = 0;        // filled in from policy_index.h when left 0
+  int blocks = 6;               // residual blocks
+  int channels = 64;            // filters per convolution in the tower
+  int se_channels = 16;         // squeeze-excitation width (0: no SE)
+  int value_channels = 32;      // 1x1 convolution of the WDL head
+  int value_hidden = 128;       // dense layer of the WDL head
+  int moves_left_channels = 8;  // 1x1 convolution of the moves-left head (0: no head)
+  int moves_left_hidden = 64;
+
+  friend bool operator==(const NetArchitecture&, const NetArchitecture&) = default;
+  // "6x64 se16" style short text.
+  std::string text() const;
+  // Throws std::invalid_argument naming the first out-of-range field.
+  void validate() const;
+  // This build's input planes and policy planes put in where left 0.
+  NetArchitecture completed() const;
+};
+
+struct ModelHeader {
+  int format_version = 0;
+  int encoding_version = 0;
+  int policy_layout = 0;
+  NetArchitecture architecture;
+  std::string rules;             // the rule set the net was trained for, e.g. "abbott1963"
+  std::uint64_t training_step = 0;
+  std::uint64_t payload_bytes = 0;
+  std::uint64_t payload_checksum = 0;  // FNV-1a 64 of the payload
+};
+
+// Any problem with a model file; the message names the file and the problem.
+class ModelFileError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+constexpr const char* kModelMagic = "ULTIMA-NN";
+constexpr int kModelFormatVersion = 1;
+
+// Writes header + payload to a temporary file next to `path`, flushes it to
+// disk and renames it over `path`: readers never see half a file. Fills in
+// format version, encoding, policy layout, payload size and checksum.
+void write_model_file(const std::string& path, ModelHeader header, const std::vector<char>& payload);
+
+struct ModelFile {
+  ModelHeader header;
+  std::vector<char> payload;
+};
+// Reads and checks a model file: magic, format version, header fields,
+// payload size (truncation) and checksum (corruption), and that its encoding
+// and policy layout are this build's. Throws ModelFileError.
+ModelFile read_model_file(const std::string& path);
+// The header alone (still checks magic, version and fields).
+ModelHeader read_model_header(const std::string& path);
+
+// Throws ModelFileError when the file's architecture is not `expected`,
+// listing the fields that differ.
+void check_architecture(const std::string& path, const NetArchitecture& file, const NetArchitecture& expected);
+
+std::uint64_t fnv1a64(const char* data, std::size_t size);
+
+}  // namespace ultima::nn

@@ -1,0 +1,70 @@
+/* The C interface between the `ultima` program (nn/loader.cpp) and the
+ * network module libultima_nn.so (nn/module.cpp), which alone links LibTorch.
+ * Plain C types only: the module may be built against another LibTorch (a
+ * CUDA build from pip, perhaps with the old libstdc++ string ABI), so no
+ * std::string or other C++ type crosses this line. Functions that can fail
+ * return 0 on success, or nonzero after writing a message into `error`.
+ * Bump ULTIMA_NN_API_VERSION on any change here. */
+#ifndef ULTIMA_NN_MODULE_API_H
+#define ULTIMA_NN_MODULE_API_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ULTIMA_NN_API_VERSION 1
+#define ULTIMA_NN_API_SYMBOL "ultima_nn_api"
+
+/* nn/model_file.h's NetArchitecture, field by field. */
+typedef struct UltimaNnArchitecture {
+  int32_t input_planes, policy_planes, blocks, channels, se_channels;
+  int32_t value_channels, value_hidden, moves_left_channels, moves_left_hidden;
+} UltimaNnArchitecture;
+
+typedef struct UltimaNnOptions {
+  const char* device;     /* "cpu", "cuda", "cuda:1" */
+  const char* precision;  /* "auto" (fp16 on CUDA, fp32 on CPU), "fp32", "fp16", "bf16" */
+  int32_t threads;        /* LibTorch intra-op threads (0: leave LibTorch's default) */
+  int32_t interop_threads;/* inter-op threads, settable once per process (0: leave) */
+  uint64_t seed;          /* weights' seed when no payload is given */
+} UltimaNnOptions;
+
+typedef struct UltimaNnNet UltimaNnNet; /* a network on a device, opaque */
+
+typedef struct UltimaNnApi {
+  uint32_t api_version; /* ULTIMA_NN_API_VERSION of the module */
+  uint32_t api_size;    /* sizeof(UltimaNnApi) of the module */
+  /* "LibTorch 1.13.1, CUDA available: no" and the like. */
+  const char* (*library_version)(void);
+  /* A network: from a model file's payload (raw tensors), or with random
+   * weights from options->seed when payload is NULL. */
+  UltimaNnNet* (*create)(const UltimaNnArchitecture* architecture, const void* payload, uint64_t payload_bytes,
+                         const UltimaNnOptions* options, char* error, size_t error_size);
+  void (*destroy)(UltimaNnNet* net);
+  /* One forward pass. planes: batch x input_planes x 64 floats. For position
+   * i, its legal moves' policy slots are move_slots[move_offsets[i] ..
+   * move_offsets[i+1]); policy_logits receives their logits in that order
+   * (move_offsets[batch] floats). wdl_logits: batch x 3 (win, draw, loss for
+   * the side to move); moves_left: batch floats (-1 without that head).
+   * Thread-safe: several threads may run passes on one net. */
+  int (*forward)(UltimaNnNet* net, int32_t batch, const float* planes, const int32_t* move_offsets,
+                 const int32_t* move_slots, float* policy_logits, float* wdl_logits, float* moves_left,
+                 char* error, size_t error_size);
+  /* The weights as a model file payload (fp32 raw tensors, whatever the
+   * net's device and precision); release with free_buffer. */
+  int (*serialize)(UltimaNnNet* net, char** payload, uint64_t* payload_bytes, char* error, size_t error_size);
+  void (*free_buffer)(char* buffer);
+  /* "cpu fp32, 1 thread" and the like; returns the length written. */
+  size_t (*describe)(const UltimaNnNet* net, char* out, size_t out_size);
+} UltimaNnApi;
+
+typedef const UltimaNnApi* (*UltimaNnApiFunction)(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ULTIMA_NN_MODULE_API_H */

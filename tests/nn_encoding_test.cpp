@@ -1,0 +1,521 @@
+// The network's torch-free parts: input planes, policy slots and their
+// symmetries, model file headers, config keys, and the batching evaluator
+// (with a stand-in network). These run in rules_tests: no LibTorch.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <thread>
+
+#include "nn/batching_evaluator.h"
+#include "nn/config.h"
+#include "nn/encoding.h"
+#include "nn/model_file.h"
+#include "nn/policy_index.h"
+#include "test_util.h"
+
+namespace ultima {
+namespace {
+
+using namespace ultima::nn;
+
+constexpr Symmetry kAll[] = {Symmetry::kIdentity,    Symmetry::kRotate90,    Symmetry::kRotate180,
+                             Symmetry::kRotate270,   Symmetry::kMirrorFiles, Symmetry::kMirrorRanks,
+                             Symmetry::kTranspose,   Symmetry::kAntiTranspose};
+
+float plane_value(const std::vector<float>& planes, int plane, Square s) { return planes[plane * 64 + s]; }
+float plane_sum(const std::vector<float>& planes, int plane) {
+  float sum = 0;
+  for (Square s = 0; s < 64; ++s) sum += plane_value(planes, plane, s);
+  return sum;
+}
+
+// A mix of game positions and random placements under every rule set.
+std::vector<Position> sample_positions(int per_preset, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<Position> out;
+  for (const Rules& rules : test::all_presets())
+    for (int i = 0; i < per_preset; ++i)
+      out.push_back(i % 3 == 2 ? test::random_placement(rules, rng, 20)
+                               : test::random_game_position(rules, rng, 1 + (i * 7) % 80));
+  return out;
+}
+
+// ---- encoding
+
+TEST(NnEncoding, StartPositionFromEachSidesPointOfView) {
+  Position pos = Position::start();
+  std::vector<float> planes = encode_position(pos);
+  ASSERT_EQ(planes.size(), static_cast<size_t>(kInputSize));
+  EXPECT_EQ(plane_sum(planes, kOwnPieces + kind_plane(kPawn)), 8);
+  EXPECT_EQ(plane_value(planes, kOwnPieces + kind_plane(kPawn), parse_square("a2")), 1);
+  EXPECT_EQ(plane_value(planes, kEnemyPieces + kind_plane(kPawn), parse_square("a7")), 1);
+  EXPECT_EQ(plane_value(planes, kOwnPieces + kind_plane(kImmobilizer), parse_square("a1")), 1);
+  EXPECT_EQ(plane_sum(planes, kOnes), 64);
+  EXPECT_EQ(plane_sum(planes, kRepeated), 0);
+  EXPECT_EQ(plane_sum(planes, kHalfmoveClock), 0);
+  for (int p = kRuleLeaperSingle; p <= kRuleKingCapture; ++p) EXPECT_EQ(plane_sum(planes, p), 0) << plane_name(p);
+
+  // Black to move: Black's pieces are now "own", on their real squares.
+  pos.make(parse_move(pos, "a2a3"));
+  planes = encode_position(pos);
+  EXPECT_EQ(plane_value(planes, kOwnPieces + kind_plane(kPawn), parse_square("a7")), 1);
+  EXPECT_EQ(plane_value(planes, kEnemyPieces + kind_plane(kPawn), parse_square("a3")), 1);
+  EXPECT_EQ(plane_value(planes, kEnemyPieces + kind_plane(kPawn), parse_square("a2")), 0);
+  EXPECT_FLOAT_EQ(plane_value(planes, kHalfmoveClock, 0), 0.01f);
+}
+
+TEST(NnEncoding, FrozenPiecesAndEveryPieceOnItsPlane) {
+  for (const Position& pos : sample_positions(40, 11)) {
+    const std::vector<float> planes = encode_position(pos);
+    const Color us = pos.side_to_move();
+    for (Square s = 0; s < 64; ++s) {
+      const Piece p = pos.piece_on(s);
+      for (int k = kKing; k <= kChameleon; ++k) {
+        EXPECT_EQ(plane_value(planes, kOwnPieces + kind_plane(Kind(k)), s),
+                  p != kEmpty && color_of(p) == us && kind_of(p) == k);
+        EXPECT_EQ(plane_value(planes, kEnemyPieces + kind_plane(Kind(k)), s),
+                  p != kEmpty && color_of(p) != us && kind_of(p) == k);
+      }
+      EXPECT_EQ(plane_value(planes, kOwnFrozen, s), (pos.frozen(us) >> s) & 1);
+      EXPECT_EQ(plane_value(planes, kEnemyFrozen, s), (pos.frozen(~us) >> s) & 1);
+    }
+  }
+}
+
+TEST(NnEncoding, RuleSwitchPlanes) {
+  struct Case {
+    const char* rules;
+    int plane;
+  } cases[] = {{"abbott1963,leaper=single", kRuleLeaperSingle},
+               {"abbott1963,chameleon=shape", kRuleChameleonShape},
+               {"abbott1963,removal=forbidden", kRuleRemovalForbidden},
+               {"abbott1963,frozen-immobilizer=neutralized", kRuleImmobilizerNeutralized},
+               {"boardspace", kRuleStalemateDraw},
+               {"zillions", kRuleKingCapture}};
+  for (const Case& c : cases) {
+    const std::vector<float> planes = encode_position(Position::start(Rules::parse(c.rules)));
+    for (int p = kRuleLeaperSingle; p <= kRuleKingCapture; ++p)
+      EXPECT_EQ(plane_sum(planes, p), p == c.plane ? 64 : 0) << c.rules << " " << plane_name(p);
+  }
+  // The setup switch only decides the start; the planes do not show it.
+  const Position a = Position::from_fen("4k3/8/8/8/8/8/8/4K3 w 0 1", Rules::parse("abbott1962,leaper=multi"));
+  const Position b = Position::from_fen("4k3/8/8/8/8/8/8/4K3 w 0 1", Rules::parse("abbott1963"));
+  EXPECT_EQ(encode_position(a), encode_position(b));
+}
+
+TEST(NnEncoding, RepetitionAndHundredPlyPlanes) {
+  Position pos = Position::start();
+  for (const char* m : {"a2a3", "a7a6", "a3a2", "a6a7"}) pos.make(parse_move(pos, m));
+  ASSERT_EQ(pos.repetition_count(), 2);
+  std::vector<float> planes = encode_position(pos);
+  EXPECT_EQ(plane_sum(planes, kRepeated), 64);
+  EXPECT_FLOAT_EQ(plane_value(planes, kHalfmoveClock, 10), 0.04f);
+  const Position late = Position::from_fen("4k3/8/8/8/8/8/8/4K2P w 73 90");
+  EXPECT_FLOAT_EQ(plane_value(encode_position(late), kHalfmoveClock, 5), 0.73f);
+}
+
+TEST(NnEncoding, ColourFlipGivesTheSamePlanes) {
+  // Own/enemy instead of White/Black, real squares: the colour flip (side to
+  // move and colours swap, squares stay) is invisible to the network.
+  for (const Position& pos : sample_positions(30, 12)) {
+    const Position plain = transform(pos, Symmetry::kIdentity);  // without history
+    EXPECT_EQ(encode_position(transform(pos, Symmetry::kIdentity, true)), encode_position(plain)) << pos.fen();
+  }
+}
+
+TEST(NnEncoding, PlanesCommuteWithTheEightSymmetries) {
+  for (const Position& pos : sample_positions(60, 13)) {
+    const Position plain = transform(pos, Symmetry::kIdentity);  // transform() drops the history
+    const std::vector<float> planes = encode_position(plain);
+    for (Symmetry sym : kAll) {
+      ASSERT_EQ(encode_position(transform(plain, sym)), transform_planes(planes, sym))
+          << pos.fen() << " " << symmetry_name(sym);
+      EXPECT_EQ(transform_planes(transform_planes(planes, sym), inverse(sym)), planes);
+    }
+  }
+}
+
+// ---- policy slots
+
+TEST(NnPolicyIndex, LayoutAndKnownSlots) {
+  EXPECT_EQ(kPolicySize, 3648);
+  // a2a3: north, distance 1, from a2.
+  EXPECT_EQ(policy_index(Move::step(parse_square("a2"), parse_square("a3"), 0)), 0 * 64 + parse_square("a2"));
+  // d2d8: north, distance 6.
+  EXPECT_EQ(policy_index(Move::step(parse_square("d2"), parse_square("d8"), 0)), 5 * 64 + parse_square("d2"));
+  // h8a1: south-west (direction 5), distance 7.
+  EXPECT_EQ(policy_index(Move::step(parse_square("h8"), parse_square("a1"), 0)), (5 * 7 + 6) * 64 + 63);
+  EXPECT_EQ(policy_index(Move::removal(parse_square("c5"))), kRemovalPlane * 64 + parse_square("c5"));
+  EXPECT_EQ(policy_index(Move::step(parse_square("a1"), parse_square("b3"), 0)), -1);  // no queen line
+  EXPECT_EQ(policy_index(Move{}), -1);
+  const PolicySlot off = policy_slot(0 * 64 + parse_square("a8"));  // north from a8
+  EXPECT_FALSE(off.on_board());
+  int on_board = 0;
+  for (int i = 0; i < kPolicySize; ++i) on_board += policy_slot(i).on_board();
+  EXPECT_EQ(on_board, 1456 + 64);  // the queen moves of an empty board, and the removals
+}
+
+TEST(NnPolicyIndex, EveryLegalMoveRoundTripsWithoutCollisions) {
+  std::size_t moves = 0;
+  for (const Position& pos : sample_positions(400, 14)) {
+    MoveList list;
+    generate_legal(pos, list);
+    std::set<int> seen;
+    for (const Move& m : list) {
+      const int index = policy_index(m);
+      ASSERT_GE(index, 0) << pos.fen() << " " << to_coordinate(m);
+      ASSERT_LT(index, kPolicySize);
+      const PolicySlot slot = policy_slot(index);
+      EXPECT_EQ(slot.from, m.from());
+      EXPECT_EQ(slot.to, m.to());
+      EXPECT_EQ(slot.removal, m.is_removal());
+      EXPECT_TRUE(seen.insert(index).second) << "collision: " << pos.fen() << " " << to_coordinate(m);
+      EXPECT_EQ(find_move(list, index), m);
+      ++moves;
+    }
+  }
+  EXPECT_GT(moves, 100000u);
+}
+
+TEST(NnPolicyIndex, RemovalsHaveTheirOwnPlane) {
+  // The white pawn on b2 is frozen by the black immobilizer: it may be removed.
+  const Position pos = Position::from_fen("k7/8/8/8/8/8/1P6/2i4K w 0 1");
+  MoveList list;
+  generate_legal(pos, list);
+  const int index = policy_index(Move::removal(parse_square("b2")));
+  ASSERT_FALSE(find_move(list, index).is_null());
+  EXPECT_TRUE(find_move(list, index).is_removal());
+}
+
+TEST(NnPolicyIndex, SlotSymmetriesArePermutationsThatMatchMoves) {
+  for (Symmetry sym : kAll) {
+    std::set<int> image;
+    for (int i = 0; i < kPolicySize; ++i) {
+      const int j = transform_policy_index(i, sym);
+      image.insert(j);
+      EXPECT_EQ(transform_policy_index(j, inverse(sym)), i);
+      EXPECT_EQ(policy_slot(i).on_board(), policy_slot(j).on_board());
+    }
+    EXPECT_EQ(image.size(), static_cast<size_t>(kPolicySize)) << symmetry_name(sym);
+  }
+  for (const Position& pos : sample_positions(80, 15)) {
+    MoveList list;
+    generate_legal(pos, list);
+    for (Symmetry sym : kAll) {
+      const Position image = transform(pos, sym);
+      MoveList image_list;
+      generate_legal(image, image_list);
+      std::set<int> image_slots;
+      for (const Move& m : image_list) image_slots.insert(policy_index(m));
+      std::set<int> mapped;
+      for (const Move& m : list) {
+        ASSERT_EQ(policy_index(transform(m, sym)), transform_policy_index(policy_index(m), sym))
+            << to_coordinate(m) << " " << symmetry_name(sym);
+        mapped.insert(transform_policy_index(policy_index(m), sym));
+      }
+      EXPECT_EQ(mapped, image_slots) << pos.fen() << " " << symmetry_name(sym);
+    }
+  }
+}
+
+// ---- model files
+
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("ultima_nn_" + std::to_string(::getpid()) + "_" + name)).string();
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+void spit(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+std::string load_error(const std::string& path) {
+  try {
+    read_model_file(path);
+  } catch (const ModelFileError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+ModelHeader sample_header() {
+  ModelHeader h;
+  h.architecture.blocks = 3;
+  h.architecture.channels = 24;
+  h.rules = "cambridge";
+  h.training_step = 1234567;
+  return h;
+}
+
+TEST(NnModelFile, RoundTripAndReadableHeader) {
+  const std::string path = temp_path("roundtrip.unn");
+  std::vector<char> payload(10000);
+  for (std::size_t i = 0; i < payload.size(); ++i) payload[i] = static_cast<char>(i * 7);
+  write_model_file(path, sample_header(), payload);
+  const ModelFile file = read_model_file(path);
+  EXPECT_EQ(file.payload, payload);
+  EXPECT_EQ(file.header.architecture, sample_header().architecture.completed());
+  EXPECT_EQ(file.header.rules, "cambridge");
+  EXPECT_EQ(file.header.training_step, 1234567u);
+  EXPECT_EQ(file.header.format_version, kModelFormatVersion);
+  EXPECT_EQ(read_model_header(path).architecture.blocks, 3);
+  const std::string text = slurp(path);
+  EXPECT_EQ(text.rfind("ULTIMA-NN\nformat 1\n", 0), 0u);
+  EXPECT_NE(text.find("\nblocks 3\nchannels 24\n"), std::string::npos);
+  // No temporary file is left behind.
+  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(path).parent_path()))
+    EXPECT_EQ(entry.path().string().find(path + ".tmp"), std::string::npos);
+  std::remove(path.c_str());
+}
+
+TEST(NnModelFile, DamagedFilesAreRejectedByName) {
+  const std::string path = temp_path("damaged.unn");
+  const std::vector<char> payload(5000, 'w');
+  write_model_file(path, sample_header(), payload);
+  const std::string good = slurp(path);
+  const std::size_t payload_at = good.size() - payload.size();
+
+  auto expect = [&](const std::string& bytes, const std::string& part) {
+    spit(path, bytes);
+    const std::string error = load_error(path);
+    EXPECT_NE(error.find(part), std::string::npos) << "got: " << error;
+    EXPECT_NE(error.find(path), std::string::npos) << "the message names the file: " << error;
+  };
+  expect("", "is empty");
+  expect("PK\x03\x04 something else entirely\n", "not an Ultima network file");
+  expect("ULTIMA", "truncated inside the header");
+  expect(good.substr(0, 40), "truncated inside the header");
+  expect(good.substr(0, good.size() - 1), "truncated");
+  expect(good.substr(0, payload_at + 10), "truncated: the weights have 10 of 5000 bytes");
+  expect(good + "xyz", "3 bytes of unexpected data");
+  std::string flipped = good;
+  flipped[payload_at + 2500] ^= 1;
+  expect(flipped, "checksum");
+  std::string version = good;
+  version.replace(version.find("format 1"), 8, "format 9");
+  expect(version, "format version 9 is not supported");
+  std::string field = good;
+  field.replace(field.find("blocks 3"), 8, "blockz 3");
+  expect(field, "lacks the field 'blocks'");
+  std::string encoding = good;
+  encoding.replace(encoding.find("input_planes 25"), 15, "input_planes 24");
+  expect(encoding, "this build encodes version 1 with 25 planes");
+  std::string number = good;
+  number.replace(number.find("channels 24"), 11, "channels 2x");
+  expect(number, "'channels' has a bad value");
+  std::remove(path.c_str());
+  EXPECT_NE(load_error(path).find("cannot be opened"), std::string::npos);
+}
+
+TEST(NnModelFile, ArchitectureCheckListsTheDifferences) {
+  NetArchitecture file, expected;
+  file.blocks = 6;
+  expected.blocks = 10;
+  expected.channels = 128;
+  try {
+    check_architecture("net.unn", file, expected);
+    FAIL() << "no error";
+  } catch (const ModelFileError& e) {
+    EXPECT_NE(std::string(e.what()).find("blocks 6 (expected 10), channels 64 (expected 128)"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_NO_THROW(check_architecture("net.unn", file, file));
+}
+
+// ---- config
+
+TEST(NnConfig, KeysAndErrors) {
+  const NnConfig c = NnConfig::parse("device=cuda:1,precision=bf16,max_batch=256,blocks=10,cache_entries=0");
+  EXPECT_EQ(c.device, "cuda:1");
+  EXPECT_EQ(c.precision, "bf16");
+  EXPECT_EQ(c.batching.max_batch, 256);
+  EXPECT_EQ(c.batching.cache_entries, 0u);
+  EXPECT_EQ(c.architecture.blocks, 10);
+  EXPECT_TRUE(c.given.blocks);
+  EXPECT_FALSE(c.given.channels);
+  auto error = [](const char* text) -> std::string {
+    try {
+      NnConfig::parse(text);
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_NE(error("colour=blue").find("unknown network option 'colour'"), std::string::npos);
+  EXPECT_NE(error("max_batch=0").find("max_batch"), std::string::npos);
+  EXPECT_NE(error("device=tpu").find("not cpu, cuda or cuda:N"), std::string::npos);
+  EXPECT_NE(error("threads").find("not key=value"), std::string::npos);
+}
+
+// ---- batching evaluator, with a stand-in network
+
+// Deterministic logits from the planes and slots alone, so each answer
+// shows whose position it was computed from.
+class FakeNetwork : public NetworkBackend {
+ public:
+  void forward(const ForwardBatch& batch, const ForwardOutput& out) override {
+    if (fail) throw std::runtime_error("fake failure");
+    ++passes;
+    largest_batch = std::max(largest_batch.load(), batch.size);
+    for (int i = 0; i < batch.size; ++i) {
+      const float* planes = batch.planes + static_cast<std::size_t>(i) * kInputSize;
+      for (int m = batch.move_offsets[i]; m < batch.move_offsets[i + 1]; ++m) {
+        const int slot = batch.move_slots[m];
+        float logit = 0.01f * static_cast<float>(slot % 97);
+        for (int p = 0; p < kInputPlanes; ++p) logit += planes[p * 64 + slot % 64] * static_cast<float>(p % 5 - 2);
+        out.policy_logits[m] = logit;
+      }
+      float material = 0;
+      for (int p = 0; p < 7; ++p)
+        for (Square s = 0; s < 64; ++s) material += planes[(kOwnPieces + p) * 64 + s] - planes[(kEnemyPieces + p) * 64 + s];
+      out.wdl_logits[3 * i] = material;
+      out.wdl_logits[3 * i + 1] = 0;
+      out.wdl_logits[3 * i + 2] = -material + planes[kHalfmoveClock * 64];
+      out.moves_left[i] = static_cast<float>(batch.move_offsets[i + 1] - batch.move_offsets[i]);
+    }
+  }
+  std::string describe() const override { return "fake"; }
+  std::atomic<int> passes{0}, largest_batch{0};
+  std::atomic<bool> fail{false};
+};
+
+void expect_same(const EvalOutput& a, const EvalOutput& b) {
+  ASSERT_EQ(a.policy.size(), b.policy.size());
+  for (std::size_t i = 0; i < a.policy.size(); ++i) EXPECT_FLOAT_EQ(a.policy[i], b.policy[i]);
+  EXPECT_FLOAT_EQ(a.win, b.win);
+  EXPECT_FLOAT_EQ(a.draw, b.draw);
+  EXPECT_FLOAT_EQ(a.loss, b.loss);
+  EXPECT_FLOAT_EQ(a.moves_left, b.moves_left);
+}
+
+TEST(NnBatchingEvaluator, ConcurrentCallersEachGetTheirOwnAnswer) {
+  const std::vector<Position> positions = sample_positions(60, 16);
+  std::vector<MoveList> lists(positions.size());
+  for (std::size_t i = 0; i < positions.size(); ++i) generate_legal(positions[i], lists[i]);
+  // No cache, a tiny one (entries replaced all the time), a roomy one.
+  for (const std::size_t cache_entries : {0, 7, 4096}) {
+    auto net = std::make_shared<FakeNetwork>();
+    BatchingOptions options;
+    options.max_batch = 16;
+    options.max_wait_us = 2000;
+    options.cache_entries = cache_entries;
+    BatchingEvaluator evaluator(net, options);
+    std::vector<EvalOutput> expected(positions.size());
+    for (std::size_t i = 0; i < positions.size(); ++i) {
+      const EvalInput in{&positions[i], &lists[i]};
+      evaluator.evaluate_direct(std::span(&in, 1), std::span(&expected[i], 1));
+    }
+    constexpr int kThreads = 8, kCalls = 50;
+    std::vector<std::thread> threads;
+    std::atomic<int> mismatches{0};
+    for (int t = 0; t < kThreads; ++t)
+      threads.emplace_back([&, t] {
+        for (int c = 0; c < kCalls; ++c) {
+          const std::size_t i = (static_cast<std::size_t>(t) * 131 + c * 17) % positions.size();
+          const EvalInput in{&positions[i], &lists[i]};
+          EvalOutput out;
+          evaluator.evaluate(std::span(&in, 1), std::span(&out, 1));
+          if (out.policy != expected[i].policy || out.win != expected[i].win || out.loss != expected[i].loss ||
+              out.moves_left != expected[i].moves_left)
+            ++mismatches;
+        }
+      });
+    for (std::thread& t : threads) t.join();
+    EXPECT_EQ(mismatches.load(), 0) << "cache " << cache_entries;
+    const BatchingStats stats = evaluator.stats();
+    EXPECT_EQ(stats.positions, static_cast<std::uint64_t>(kThreads * kCalls));
+    EXPECT_EQ(stats.evaluated + stats.cache_hits, stats.positions);
+    if (cache_entries == 0) {
+      EXPECT_GT(stats.mean_batch(), 1.0) << "concurrent calls share forward passes";
+    }
+    if (cache_entries == 4096) {
+      EXPECT_GT(stats.cache_hits, 0u);
+    }
+    EXPECT_LE(net->largest_batch.load(), 16);
+  }
+}
+
+TEST(NnBatchingEvaluator, PoliciesCoverTheLegalMovesOnly) {
+  auto net = std::make_shared<FakeNetwork>();
+  BatchingEvaluator evaluator(net, BatchingOptions{});
+  const std::vector<Position> positions = sample_positions(10, 17);
+  std::vector<MoveList> lists(positions.size());
+  std::vector<EvalInput> inputs;
+  for (std::size_t i = 0; i < positions.size(); ++i) {
+    generate_legal(positions[i], lists[i]);
+    inputs.push_back(EvalInput{&positions[i], &lists[i]});
+  }
+  std::vector<EvalOutput> outputs(inputs.size());
+  evaluator.evaluate(inputs, outputs);  // more than one batch's worth at once is fine too
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    ASSERT_EQ(outputs[i].policy.size(), static_cast<std::size_t>(lists[i].size()));
+    double sum = 0;
+    for (float p : outputs[i].policy) {
+      EXPECT_GE(p, 0);
+      sum += p;
+    }
+    if (lists[i].size() > 0) {
+      EXPECT_NEAR(sum, 1.0, 1e-5);
+    }
+    EXPECT_NEAR(outputs[i].win + outputs[i].draw + outputs[i].loss, 1.0, 1e-5);
+  }
+}
+
+TEST(NnBatchingEvaluator, CacheAnswersRepeatsAndMovesInAnyOrder) {
+  auto net = std::make_shared<FakeNetwork>();
+  BatchingOptions options;
+  options.max_wait_us = 0;
+  BatchingEvaluator evaluator(net, options);
+  std::mt19937_64 rng(5);
+  const Position pos = test::random_game_position(Rules{}, rng, 12);
+  MoveList list;
+  generate_legal(pos, list);
+  EvalInput in{&pos, &list};
+  EvalOutput first, second, reversed;
+  evaluator.evaluate(std::span(&in, 1), std::span(&first, 1));
+  evaluator.evaluate(std::span(&in, 1), std::span(&second, 1));
+  EXPECT_EQ(net->passes.load(), 1);
+  EXPECT_EQ(evaluator.stats().cache_hits, 1u);
+  expect_same(first, second);
+  MoveList backwards;
+  for (int i = list.size() - 1; i >= 0; --i) backwards.push(list[i]);
+  in.moves = &backwards;
+  evaluator.evaluate(std::span(&in, 1), std::span(&reversed, 1));
+  EXPECT_EQ(net->passes.load(), 1);
+  for (int i = 0; i < list.size(); ++i) EXPECT_EQ(reversed.policy[list.size() - 1 - i], first.policy[i]);
+  // Another 100-ply count is another input: not a cache hit.
+  const std::string fen = pos.fen();
+  const std::string placement_and_side = fen.substr(0, fen.find(' ', fen.find(' ') + 1));
+  const Position later = Position::from_fen(placement_and_side + " 57 40");
+  in = EvalInput{&later, &list};
+  evaluator.evaluate(std::span(&in, 1), std::span(&second, 1));
+  EXPECT_EQ(net->passes.load(), 2);
+  EXPECT_NE(evaluation_key(later), evaluation_key(pos));
+}
+
+TEST(NnBatchingEvaluator, NetworkFailuresReachTheCaller) {
+  auto net = std::make_shared<FakeNetwork>();
+  net->fail = true;
+  BatchingEvaluator evaluator(net, BatchingOptions{});
+  const Position pos = Position::start();
+  MoveList list;
+  generate_legal(pos, list);
+  const EvalInput in{&pos, &list};
+  EvalOutput out;
+  EXPECT_THROW(evaluator.evaluate(std::span(&in, 1), std::span(&out, 1)), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace ultima
