@@ -18,92 +18,29 @@
 #include "engine/position.h"
 #include "engine/rules.h"
 #include "engine/types.h"
+#include "test_util.h"
 
 namespace ultima {
 namespace {
 
-std::string fen_of(std::string_view pieces, char side = 'w', int halfmove = 0) {
-  std::array<std::array<char, 8>, 8> board{};  // [rank][file], 0 = empty
-  std::istringstream in{std::string(pieces)};
-  std::string token;
-  while (in >> token) {
-    const Square s = token.size() == 3 ? parse_square(token.substr(1)) : kNoSquare;
-    if (s == kNoSquare || piece_from_char(token[0]) == kEmpty)
-      throw std::logic_error("bad piece token '" + token + "'");
-    char& cell = board[rank_of(s)][file_of(s)];
-    if (cell) throw std::logic_error("two pieces on " + token.substr(1));
-    cell = token[0];
-  }
-  std::string fen;
-  for (int rank = 7; rank >= 0; --rank) {
-    int empty = 0;
-    for (int file = 0; file < 8; ++file) {
-      const char c = board[rank][file];
-      if (!c) {
-        ++empty;
-        continue;
-      }
-      if (empty) fen += static_cast<char>('0' + empty);
-      empty = 0;
-      fen += c;
-    }
-    if (empty) fen += static_cast<char>('0' + empty);
-    if (rank) fen += '/';
-  }
-  fen += ' ';
-  fen += side;
-  fen += ' ' + std::to_string(halfmove) + " 1";
-  return fen;
-}
-
-Position make_pos(std::string_view pieces, char side = 'w', const Rules& rules = Rules{},
-                  int halfmove = 0) {
-  return Position::from_fen(fen_of(pieces, side, halfmove), rules);
-}
+using test::fen_of;
+using test::make_pos;
+using test::squares;
+using test::is_legal;
+using test::captures_of;
 
 Rules rules_of(std::string_view text) { return Rules::parse(text); }
 
-Bitboard squares(std::string_view names) {  // "d3,d5" -> bitboard; "" -> 0
-  Bitboard b = 0;
-  std::string name;
-  std::istringstream in{std::string(names)};
-  while (std::getline(in, name, ',')) {
-    const Square s = parse_square(name);
-    if (s == kNoSquare) throw std::logic_error("bad square '" + name + "'");
-    b |= square_bb(s);
-  }
-  return b;
-}
 
 Square sq(std::string_view name) { return parse_square(name); }
 
-bool is_legal(const Position& pos, std::string_view move) {
-  try {
-    parse_move(pos, move);
-    return true;
-  } catch (const MoveError&) {
-    return false;
-  }
-}
 
-std::string captures_of(const Position& pos, std::string_view move) {
-  return captures_text(parse_move(pos, move));
-}
 
-// All legal moves as "coord captures" lines, sorted (like `ultima moves`).
-std::vector<std::string> legal_moves(const Position& pos) {
-  MoveList list;
-  generate_legal(pos, list);
-  std::vector<std::string> out;
-  for (const Move& m : list) out.push_back(to_coordinate(m) + " " + captures_text(m));
-  std::sort(out.begin(), out.end());
-  return out;
-}
 
 // The legal moves whose coordinate text starts with `prefix` ("d4", "x").
 std::vector<std::string> moves_starting(const Position& pos, std::string_view prefix) {
   std::vector<std::string> out;
-  for (const std::string& m : legal_moves(pos))
+  for (const std::string& m : test::move_lines(pos))
     if (m.compare(0, prefix.size(), prefix) == 0) out.push_back(m);
   return out;
 }
@@ -190,7 +127,7 @@ TEST(RulesCasesPawn, MovingBetweenTwoEnemyPawnsIsSafe) {
   EXPECT_EQ(pos.pieces(kWhite, kPawn), squares("d4,f4,e3"));
   // Sitting between them is no capture; no white move here takes it either
   // (no white pawn can reach e5 to pinch it against Pe3).
-  for (const std::string& m : legal_moves(pos)) EXPECT_EQ(m.find("e4", 5), std::string::npos) << m;
+  for (const std::string& m : test::move_lines(pos)) EXPECT_EQ(m.find("e4", 5), std::string::npos) << m;
 }
 
 TEST(RulesCasesPawn, OnlyTheLandingSquareCounts) {
@@ -626,10 +563,10 @@ TEST(RulesCasesRemoval, RemovalResetsTheHundredPlyCounter) {
 TEST(RulesCasesRemoval, RemovalsAreMovesForTheNoLegalMoveTest) {
   // Ig7 freezes the black king h8 and pawn h7: Black's only move is xh7.
   const Position pos = make_pos("Ka1 Ig7 kh8 ph7", 'b');
-  EXPECT_EQ(legal_moves(pos), std::vector<std::string>{"xh7 -"});
+  EXPECT_EQ(test::move_lines(pos), std::vector<std::string>{"xh7 -"});
   EXPECT_EQ(game_status(pos).termination, Termination::kNone);
   const Position forbidden = make_pos("Ka1 Ig7 kh8 ph7", 'b', rules_of("abbott1963,removal=forbidden"));
-  EXPECT_TRUE(legal_moves(forbidden).empty());
+  EXPECT_TRUE(test::move_lines(forbidden).empty());
   EXPECT_EQ(game_status(forbidden).termination, Termination::kNoLegalMove);
 }
 

@@ -16,86 +16,16 @@
 #include "engine/position.h"
 #include "engine/rules.h"
 #include "engine/types.h"
+#include "test_util.h"
 
 namespace ultima {
 namespace {
 
-// Builds a FEN from a list like "Kc4 If4 ke5 wd3" (upper case White, lower
-// case Black), so that the positions below read as piece lists.
-std::string fen_of(std::string_view pieces, char side = 'w', int halfmove = 0) {
-  std::array<std::array<char, 8>, 8> board{};  // [rank][file], 0 = empty
-  std::istringstream in{std::string(pieces)};
-  std::string token;
-  while (in >> token) {
-    const Square s = token.size() == 3 ? parse_square(token.substr(1)) : kNoSquare;
-    if (s == kNoSquare || piece_from_char(token[0]) == kEmpty)
-      throw std::logic_error("bad piece token '" + token + "'");
-    char& cell = board[rank_of(s)][file_of(s)];
-    if (cell) throw std::logic_error("two pieces on " + token.substr(1));
-    cell = token[0];
-  }
-  std::string fen;
-  for (int rank = 7; rank >= 0; --rank) {
-    int empty = 0;
-    for (int file = 0; file < 8; ++file) {
-      const char c = board[rank][file];
-      if (!c) {
-        ++empty;
-        continue;
-      }
-      if (empty) fen += static_cast<char>('0' + empty);
-      empty = 0;
-      fen += c;
-    }
-    if (empty) fen += static_cast<char>('0' + empty);
-    if (rank) fen += '/';
-  }
-  fen += ' ';
-  fen += side;
-  fen += ' ' + std::to_string(halfmove) + " 1";
-  return fen;
-}
-
-Position make_pos(std::string_view pieces, char side = 'w', const Rules& rules = Rules{},
-                  int halfmove = 0) {
-  return Position::from_fen(fen_of(pieces, side, halfmove), rules);
-}
-
-Bitboard squares(std::string_view names) {  // "d3,d5" -> bitboard
-  Bitboard b = 0;
-  std::string name;
-  std::istringstream in{std::string(names)};
-  while (std::getline(in, name, ',')) {
-    const Square s = parse_square(name);
-    if (s == kNoSquare) throw std::logic_error("bad square '" + name + "'");
-    b |= square_bb(s);
-  }
-  return b;
-}
-
-bool is_legal(const Position& pos, std::string_view move) {
-  try {
-    parse_move(pos, move);
-    return true;
-  } catch (const MoveError&) {
-    return false;
-  }
-}
-
-// Captures of a legal move, as captures_text writes them ("d3,d5" or "-").
-std::string captures_of(const Position& pos, std::string_view move) {
-  return captures_text(parse_move(pos, move));
-}
-
-// All legal moves as "coord captures" lines, sorted (like `ultima moves`).
-std::vector<std::string> legal_moves(const Position& pos) {
-  MoveList list;
-  generate_legal(pos, list);
-  std::vector<std::string> out;
-  for (const Move& m : list) out.push_back(to_coordinate(m) + " " + captures_text(m));
-  std::sort(out.begin(), out.end());
-  return out;
-}
+using test::fen_of;
+using test::make_pos;
+using test::squares;
+using test::is_legal;
+using test::captures_of;
 
 Position after(Position pos, std::string_view move) {
   pos.make(parse_move(pos, move));
@@ -122,14 +52,14 @@ TEST(WorkedExamples, KingStepNextToFrozenKingMates) {
   const GameStatus status = game_status(mated);
   EXPECT_EQ(status.termination, Termination::kCheckmate);
   EXPECT_EQ(status.outcome, Outcome::kWhiteWins);
-  EXPECT_TRUE(legal_moves(mated).empty());
+  EXPECT_TRUE(test::move_lines(mated).empty());
 }
 
 TEST(WorkedExamples, KingMayNotStepWhereWithdrawerCanWithdrawFromIt) {
   const Position pos = make_pos(kKingExample);
   // On d4 the withdrawer on d3 could withdraw to d2 and take the king.
   EXPECT_FALSE(is_legal(pos, "c4d4"));
-  for (const std::string& m : legal_moves(pos)) EXPECT_NE(m.substr(0, 4), "c4d4");
+  for (const std::string& m : test::move_lines(pos)) EXPECT_NE(m.substr(0, 4), "c4d4");
 }
 
 TEST(WorkedExamples, KingTakingTheWithdrawerLeavesBlackWithoutMoves) {
@@ -141,7 +71,7 @@ TEST(WorkedExamples, KingTakingTheWithdrawerLeavesBlackWithoutMoves) {
   // and not in check (Kd3 is not next to e5). abbott1963: Black loses.
   const Position done = after(pos, "c4d3");
   EXPECT_FALSE(done.in_check(kBlack));
-  EXPECT_TRUE(legal_moves(done).empty());
+  EXPECT_TRUE(test::move_lines(done).empty());
   const GameStatus status = game_status(done);
   EXPECT_EQ(status.termination, Termination::kNoLegalMove);
   EXPECT_EQ(status.outcome, Outcome::kWhiteWins);
@@ -219,7 +149,7 @@ TEST(WorkedExamples, LeaperCannotLeapAdjacentPairOrFriendlyPiece) {
   EXPECT_FALSE(is_legal(pos, "d2h2"));  // f2 and g2 side by side
   EXPECT_FALSE(is_legal(pos, "d2b4"));  // over the white pawn on c3
   EXPECT_FALSE(is_legal(pos, "d2a5"));
-  for (const std::string& m : legal_moves(pos)) {
+  for (const std::string& m : test::move_lines(pos)) {
     EXPECT_NE(m.substr(0, 4), "d2h2");
     EXPECT_NE(m.substr(0, 4), "d2b4");
   }
@@ -258,7 +188,7 @@ TEST(WorkedExamples, ImmobilizerMoveFreezesFiveAndReleasesLeaper) {
   EXPECT_EQ(pos.frozen(kBlack) & squares("g4"), Bitboard{0});
 
   bool leaper_moves = false;
-  for (const std::string& m : legal_moves(pos)) {
+  for (const std::string& m : test::move_lines(pos)) {
     if (m.substr(0, 2) == "g4") leaper_moves = true;
     for (const char* frozen : {"c4", "c6", "d6", "e5", "e6"})
       EXPECT_NE(m.substr(0, 2), frozen) << m;

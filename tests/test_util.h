@@ -3,6 +3,10 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
+#include <sstream>
+#include <stdexcept>
+#include <string_view>
 #include <random>
 #include <string>
 #include <vector>
@@ -70,6 +74,74 @@ inline Position random_placement(const Rules& rules, std::mt19937_64& rng, int e
       // the side not to move was in check: draw again
     }
   }
+}
+
+// Builds a FEN from a list like "Kc4 If4 ke5 wd3" (upper case White, lower
+// case Black), so that the positions below read as piece lists.
+inline std::string fen_of(std::string_view pieces, char side = 'w', int halfmove = 0) {
+  std::array<std::array<char, 8>, 8> board{};  // [rank][file], 0 = empty
+  std::istringstream in{std::string(pieces)};
+  std::string token;
+  while (in >> token) {
+    const Square s = token.size() == 3 ? parse_square(token.substr(1)) : kNoSquare;
+    if (s == kNoSquare || piece_from_char(token[0]) == kEmpty)
+      throw std::logic_error("bad piece token '" + token + "'");
+    char& cell = board[rank_of(s)][file_of(s)];
+    if (cell) throw std::logic_error("two pieces on " + token.substr(1));
+    cell = token[0];
+  }
+  std::string fen;
+  for (int rank = 7; rank >= 0; --rank) {
+    int empty = 0;
+    for (int file = 0; file < 8; ++file) {
+      const char c = board[rank][file];
+      if (!c) {
+        ++empty;
+        continue;
+      }
+      if (empty) fen += static_cast<char>('0' + empty);
+      empty = 0;
+      fen += c;
+    }
+    if (empty) fen += static_cast<char>('0' + empty);
+    if (rank) fen += '/';
+  }
+  fen += ' ';
+  fen += side;
+  fen += ' ' + std::to_string(halfmove) + " 1";
+  return fen;
+}
+
+inline Position make_pos(std::string_view pieces, char side = 'w', const Rules& rules = Rules{},
+                  int halfmove = 0) {
+  return Position::from_fen(fen_of(pieces, side, halfmove), rules);
+}
+
+// "d3,d5" -> the bitboard of those squares.
+inline Bitboard squares(std::string_view names) {
+  Bitboard b = 0;
+  std::string name;
+  std::istringstream in{std::string(names)};
+  while (std::getline(in, name, ',')) {
+    const Square s = parse_square(name);
+    if (s == kNoSquare) throw std::logic_error("bad square '" + name + "'");
+    b |= square_bb(s);
+  }
+  return b;
+}
+
+inline bool is_legal(const Position& pos, std::string_view move) {
+  try {
+    parse_move(pos, move);
+    return true;
+  } catch (const MoveError&) {
+    return false;
+  }
+}
+
+// Captures of a legal move, as captures_text writes them ("d3,d5" or "-").
+inline std::string captures_of(const Position& pos, std::string_view move) {
+  return captures_text(parse_move(pos, move));
 }
 
 inline std::vector<Rules> all_presets() {
