@@ -285,7 +285,7 @@ GameStatus game_status(const Position& pos) {
     if (pos.rules().stalemate == StalemateRule::kDraw) return {Outcome::kDraw, Termination::kStalemate};
     return {we_lose, Termination::kNoLegalMove};
   }
-  if (pos.occupied() == (pos.pieces(kWhite, kKing) | pos.pieces(kBlack, kKing)))
+  if (pos.bare_kings())
     return {Outcome::kDraw, Termination::kBareKings};
   if (pos.repetition_count() >= 3) return {Outcome::kDraw, Termination::kRepetition};
   if (pos.halfmove_clock() >= 100) return {Outcome::kDraw, Termination::kHundredPlies};

@@ -90,6 +90,11 @@ class Position {
   // Repetitions are not looked for across a pass.
   void make_null();
 
+  // Only the two kings are left (an automatic draw).
+  bool bare_kings() const {
+    return bits_.occupied == (bits_.kind[kWhite][kKing] | bits_.kind[kBlack][kKing]);
+  }
+
   // How often the current placement with this side to move has occurred,
   // counting the current one (1 = first time).
   int repetition_count() const;

@@ -60,7 +60,11 @@ class SearchThread {
   void run(const std::function<void(const SearchInfo&)>& on_info) {
     MoveList list;
     generate_legal(pos_, list);
-    for (const Move& m : list) root_moves_.push_back({m});
+    for (const Move& m : list) {
+      RootMove rm;
+      rm.move = m;
+      root_moves_.push_back(std::move(rm));
+    }
     if (root_moves_.empty()) return;
     order_root_by_heuristics();
     const int max_depth = limits_.depth > 0 ? std::min(limits_.depth, kMaxPly - 2) : kMaxPly - 2;
@@ -226,7 +230,7 @@ class SearchThread {
 
     const Color us = pos_.side_to_move();
     if (pos_.king_square(us) == kNoSquare) return -kMateScore + ply;  // king-capture objective
-    if (pos_.repetition_count() >= 2 || is_bare_kings()) return 0;
+    if (pos_.repetition_count() >= 2 || pos_.bare_kings()) return 0;
     if (ply >= kMaxPly - 1) return evaluate_here();
 
     // Mate-distance pruning: no line from here beats a mate already found nearer the root.
@@ -329,7 +333,7 @@ class SearchThread {
     if (stopped()) return 0;
     const Color us = pos_.side_to_move();
     if (pos_.king_square(us) == kNoSquare) return -kMateScore + ply;
-    if (pos_.repetition_count() >= 2 || is_bare_kings()) return 0;
+    if (pos_.repetition_count() >= 2 || pos_.bare_kings()) return 0;
     if (ply >= kMaxPly - 1) return evaluate_here();
 
     const bool in_check = pos_.in_check();
@@ -383,9 +387,6 @@ class SearchThread {
   int no_move_score(bool in_check, int ply) const {
     if (!in_check && pos_.rules().stalemate == StalemateRule::kDraw) return 0;
     return -kMateScore + ply;
-  }
-  bool is_bare_kings() const {
-    return pos_.occupied() == (pos_.pieces(kWhite, kKing) | pos_.pieces(kBlack, kKing));
   }
   // Unfrozen pieces other than pawns and the king.
   int mobile_pieces(Color c) const {

@@ -31,15 +31,8 @@
 namespace ultima {
 namespace {
 
-Position fen_position(const std::string& fen, const std::string& rules = "abbott1963") {
-  return Position::from_fen(fen, Rules::parse(rules));
-}
-
-bool is_legal(const Position& pos, const Move& move) {
-  MoveList list;
-  generate_legal(pos, list);
-  return std::find(list.begin(), list.end(), move) != list.end();
-}
+using test::fen_position;
+using test::is_legal;
 
 // Did the move just made end the game in favour of the side that made it?
 bool mover_has_won(const Position& pos) {

@@ -32,15 +32,8 @@ using test::all_presets;
 using test::random_game_position;
 using test::random_placement;
 
-Position fen_position(const std::string& fen, const std::string& rules = "abbott1963") {
-  return Position::from_fen(fen, Rules::parse(rules));
-}
-
-bool is_legal(const Position& pos, const Move& move) {
-  MoveList list;
-  generate_legal(pos, list);
-  return std::find(list.begin(), list.end(), move) != list.end();
-}
+using test::fen_position;
+using test::is_legal;
 
 SearchResult search_to_depth(Position& pos, int depth, int multipv = 1) {
   Searcher searcher(1);

@@ -144,6 +144,16 @@ inline std::string captures_of(const Position& pos, std::string_view move) {
   return captures_text(parse_move(pos, move));
 }
 
+inline Position fen_position(const std::string& fen, const std::string& rules = "abbott1963") {
+  return Position::from_fen(fen, Rules::parse(rules));
+}
+
+inline bool is_legal(const Position& pos, const Move& move) {
+  MoveList list;
+  generate_legal(pos, list);
+  return std::find(list.begin(), list.end(), move) != list.end();
+}
+
 inline std::vector<Rules> all_presets() {
   std::vector<Rules> out;
   for (const std::string& name : preset_names()) out.push_back(Rules::preset(name));
