@@ -16,6 +16,11 @@
 #include "nn/module_api.h"
 #include "nn/network.h"
 
+namespace ultima::nn {
+// The trainer's entries of the interface (nn/trainer_module.cpp).
+void add_trainer_api(UltimaNnApi& api);
+}  // namespace ultima::nn
+
 struct UltimaNnNet {
   ultima::nn::UltimaNet net{nullptr};
   torch::Device device{torch::kCPU};
@@ -213,11 +218,24 @@ size_t describe(const UltimaNnNet* net, char* out, size_t out_size) {
   return std::min(net->description.size(), out_size ? out_size - 1 : 0);
 }
 
-const UltimaNnApi kApi = {
-    ULTIMA_NN_API_VERSION, sizeof(UltimaNnApi), library_version, create, destroy, forward, serialize,
-    free_buffer,           describe,
-};
+UltimaNnApi make_api() {
+  UltimaNnApi api{};
+  api.api_version = ULTIMA_NN_API_VERSION;
+  api.api_size = sizeof(UltimaNnApi);
+  api.library_version = library_version;
+  api.create = create;
+  api.destroy = destroy;
+  api.forward = forward;
+  api.serialize = serialize;
+  api.free_buffer = free_buffer;
+  api.describe = describe;
+  ultima::nn::add_trainer_api(api);
+  return api;
+}
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) const UltimaNnApi* ultima_nn_api(void) { return &kApi; }
+extern "C" __attribute__((visibility("default"))) const UltimaNnApi* ultima_nn_api(void) {
+  static const UltimaNnApi api = make_api();
+  return &api;
+}

@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-#define ULTIMA_NN_API_VERSION 1
+#define ULTIMA_NN_API_VERSION 2
 #define ULTIMA_NN_API_SYMBOL "ultima_nn_api"
 
 /* nn/model_file.h's NetArchitecture, field by field. */
@@ -33,6 +33,20 @@ typedef struct UltimaNnOptions {
 } UltimaNnOptions;
 
 typedef struct UltimaNnNet UltimaNnNet; /* a network on a device, opaque */
+
+/* nn/trainer.h's TrainerOptions. Training runs in fp32. */
+typedef struct UltimaNnTrainerOptions {
+  const char* optimizer;    /* "sgd" (Nesterov momentum) or "adamw" */
+  float momentum;           /* SGD momentum; AdamW's beta1 */
+  float weight_decay;       /* SGD: L2 in the gradient; AdamW: decoupled */
+  float value_weight;       /* loss = policy + value_weight * value + moves_left_weight * moves_left */
+  float moves_left_weight;
+  const char* device;       /* "cpu", "cuda", "cuda:1" */
+  int32_t threads;          /* as in UltimaNnOptions */
+  int32_t interop_threads;
+} UltimaNnTrainerOptions;
+
+typedef struct UltimaNnTrainer UltimaNnTrainer; /* a net, its optimizer and its device, opaque */
 
 typedef struct UltimaNnApi {
   uint32_t api_version; /* ULTIMA_NN_API_VERSION of the module */
@@ -59,6 +73,36 @@ typedef struct UltimaNnApi {
   void (*free_buffer)(char* buffer);
   /* "cpu fp32, 1 thread" and the like; returns the length written. */
   size_t (*describe)(const UltimaNnNet* net, char* out, size_t out_size);
+
+  /* Training (nn/trainer_module.cpp). A trainer from a model file's payload,
+   * or random weights from seed when payload is NULL. */
+  UltimaNnTrainer* (*trainer_create)(const UltimaNnArchitecture* architecture, const void* payload,
+                                     uint64_t payload_bytes, uint64_t seed, const UltimaNnTrainerOptions* options,
+                                     char* error, size_t error_size);
+  void (*trainer_destroy)(UltimaNnTrainer* trainer);
+  /* One optimizer step at learning rate lr (train mode). planes: batch x
+   * input_planes x 64; policy: batch x policy_planes x 64 (a distribution
+   * per row); wdl: batch x 3; moves_left: batch plies (negative: the row is
+   * left out of that loss). losses receives policy, value, moves-left and
+   * total, per sample, as computed before the step. */
+  int (*trainer_step)(UltimaNnTrainer* trainer, int32_t batch, const float* planes, const float* policy,
+                      const float* wdl, const float* moves_left, float lr, double* losses, char* error,
+                      size_t error_size);
+  /* The same losses without a step (eval mode, no gradients). */
+  int (*trainer_measure)(UltimaNnTrainer* trainer, int32_t batch, const float* planes, const float* policy,
+                         const float* wdl, const float* moves_left, double* losses, char* error, size_t error_size);
+  /* Weights, buffers and optimizer state as an opaque blob (LibTorch's
+   * archive), valid for a trainer of the same architecture and options;
+   * release with free_buffer. */
+  int (*trainer_state)(UltimaNnTrainer* trainer, char** buffer, uint64_t* bytes, char* error, size_t error_size);
+  /* Replaces the trainer's state with one from trainer_state; on failure the
+   * trainer is unchanged. */
+  int (*trainer_restore)(UltimaNnTrainer* trainer, const char* buffer, uint64_t bytes, char* error,
+                         size_t error_size);
+  /* The weights (with batch norm's running statistics) as a model file
+   * payload, as serialize(); release with free_buffer. */
+  int (*trainer_payload)(UltimaNnTrainer* trainer, char** payload, uint64_t* payload_bytes, char* error,
+                         size_t error_size);
 } UltimaNnApi;
 
 typedef const UltimaNnApi* (*UltimaNnApiFunction)(void);

@@ -1,0 +1,98 @@
+#include "trainer.h"
+
+#include <cstdlib>
+
+#include "nn/module_api.h"
+
+namespace ultima::nn {
+namespace {
+
+UltimaNnArchitecture to_c(const NetArchitecture& a) {
+  return UltimaNnArchitecture{a.input_planes,   a.policy_planes,       a.blocks,
+                              a.channels,       a.se_channels,         a.value_channels,
+                              a.value_hidden,   a.moves_left_channels, a.moves_left_hidden};
+}
+
+struct ErrorBuffer {
+  char text[1024] = {0};
+  [[noreturn]] void raise(const std::string& what) const { throw NnModuleError(what + ": " + text); }
+};
+
+// A buffer the module malloc'ed, copied out and released.
+std::vector<char> take_buffer(char* data, std::uint64_t size) {
+  std::vector<char> out(data, data + size);
+  nn_module().free_buffer(data);
+  return out;
+}
+
+TrainLosses to_losses(const double (&values)[4]) { return TrainLosses{values[0], values[1], values[2], values[3]}; }
+
+}  // namespace
+
+std::unique_ptr<Trainer> Trainer::create(const NetArchitecture& architecture, const std::vector<char>& payload,
+                                         std::uint64_t seed, const TrainerOptions& options) {
+  const NetArchitecture arch = architecture.completed();
+  arch.validate();
+  const UltimaNnApi& api = nn_module();
+  const UltimaNnArchitecture c = to_c(arch);
+  // Training runs in fp32 whatever options.device.precision says.
+  const UltimaNnTrainerOptions o{options.optimizer.c_str(), options.momentum,           options.weight_decay,
+                                 options.value_weight,      options.moves_left_weight,  options.device.device.c_str(),
+                                 options.device.threads,    options.device.interop_threads};
+  ErrorBuffer error;
+  UltimaNnTrainer* trainer = api.trainer_create(&c, payload.empty() ? nullptr : payload.data(), payload.size(), seed,
+                                                &o, error.text, sizeof error.text);
+  if (!trainer) error.raise("cannot create a trainer for a " + arch.text() + " network");
+  return std::unique_ptr<Trainer>(new Trainer(trainer, arch));
+}
+
+Trainer::Trainer(UltimaNnTrainer* trainer, const NetArchitecture& architecture)
+    : trainer_(trainer), architecture_(architecture) {}
+
+Trainer::~Trainer() {
+  if (trainer_) nn_module().trainer_destroy(trainer_);
+}
+
+TrainLosses Trainer::step(const TrainBatch& batch, float lr) {
+  double losses[4] = {0, 0, 0, 0};
+  ErrorBuffer error;
+  if (nn_module().trainer_step(trainer_, batch.size, batch.planes, batch.policy, batch.wdl, batch.moves_left, lr,
+                               losses, error.text, sizeof error.text) != 0)
+    error.raise("training step failed");
+  return to_losses(losses);
+}
+
+TrainLosses Trainer::measure(const TrainBatch& batch) {
+  double losses[4] = {0, 0, 0, 0};
+  ErrorBuffer error;
+  if (nn_module().trainer_measure(trainer_, batch.size, batch.planes, batch.policy, batch.wdl, batch.moves_left,
+                                  losses, error.text, sizeof error.text) != 0)
+    error.raise("measuring the losses failed");
+  return to_losses(losses);
+}
+
+std::vector<char> Trainer::state() const {
+  char* data = nullptr;
+  std::uint64_t size = 0;
+  ErrorBuffer error;
+  if (nn_module().trainer_state(trainer_, &data, &size, error.text, sizeof error.text) != 0)
+    error.raise("cannot save the trainer's state");
+  return take_buffer(data, size);
+}
+
+void Trainer::restore(const std::vector<char>& state) {
+  ErrorBuffer error;
+  if (nn_module().trainer_restore(trainer_, state.data(), state.size(), error.text, sizeof error.text) != 0)
+    error.raise("cannot restore the trainer's state");
+}
+
+std::vector<char> Trainer::payload() const {
+  char* data = nullptr;
+  std::uint64_t size = 0;
+  ErrorBuffer error;
+  if (nn_module().trainer_payload(trainer_, &data, &size, error.text, sizeof error.text) != 0)
+    error.raise("cannot serialize the trained network");
+  return take_buffer(data, size);
+}
+
+}  // namespace ultima::nn
