@@ -17,5 +17,10 @@ void add_uci_command(CLI::App& app);
 void add_eval_command(CLI::App& app);
 void add_tune_command(CLI::App& app);
 void add_ladder_command(CLI::App& app);
+void add_loop_command(CLI::App& app);
+void add_selfplay_command(CLI::App& app);
+void add_train_command(CLI::App& app);
+// `bench selfplay` and `bench train` (cmd_bench_pipeline.cpp).
+void add_bench_pipeline_commands(CLI::App& bench);
 
 }  // namespace ultima::cli

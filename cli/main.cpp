@@ -23,6 +23,9 @@ int main(int argc, char** argv) {
   ultima::cli::add_eval_command(app);
   ultima::cli::add_tune_command(app);
   ultima::cli::add_ladder_command(app);
+  ultima::cli::add_selfplay_command(app);
+  ultima::cli::add_train_command(app);
+  ultima::cli::add_loop_command(app);
   // CLI11 would call an unknown command a missing one; name it instead.
   if (argc > 1 && argv[1][0] != '-') {
     bool known = false;

@@ -210,4 +210,27 @@ std::string format_elo(double elo) {
   return text;
 }
 
+double rating_from_results(const std::vector<RatedResult>& results) {
+  int games = 0;
+  for (const RatedResult& r : results) games += r.games;
+  if (games == 0) return std::numeric_limits<double>::quiet_NaN();
+  // d/dR of the log-likelihood is proportional to sum(points - games * E),
+  // decreasing in R: bisect for its zero.
+  auto slope = [&](double rating) {
+    double sum = 0;
+    for (const RatedResult& r : results) {
+      if (r.games == 0) continue;
+      const double expected = score_from_elo(rating - r.opponent_elo);
+      sum += (r.points + 0.5) - (r.games + 1) * expected;
+    }
+    return sum;
+  };
+  double low = -4000, high = 8000;
+  for (int i = 0; i < 100; ++i) {
+    const double mid = 0.5 * (low + high);
+    (slope(mid) > 0 ? low : high) = mid;
+  }
+  return 0.5 * (low + high);
+}
+
 }  // namespace ultima

@@ -10,6 +10,7 @@
 #include <array>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ultima {
 
@@ -101,5 +102,16 @@ SprtState sprt(const PairCounts& pairs, const SprtConfig& config);
 
 // "+190.8", "-inf", "+inf": Elo with its sign, one decimal.
 std::string format_elo(double elo);
+
+// Results against opponents of known rating (the bot levels' ladder).
+struct RatedResult {
+  double opponent_elo = 0;
+  double points = 0;  // of the rated player
+  int games = 0;
+};
+// The maximum-likelihood rating of a player from such results, with one
+// virtual draw added against each opponent so that a clean sweep (or a
+// whitewash) still gives a finite rating. NaN when there are no games.
+double rating_from_results(const std::vector<RatedResult>& results);
 
 }  // namespace ultima

@@ -1,0 +1,239 @@
+// ultima bench selfplay / bench train: the pipeline's own throughput beside
+// the raw network's at the same settings, so its overhead shows.
+//   selfplay: moves and evaluated positions per second of a self-play job
+//             (random weights), and forward passes at its mean batch size;
+//   train:    samples per second of training steps fed by the sample window
+//             (unpacking, symmetries, shuffling), and of the same steps on
+//             one batch made ahead.
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <random>
+#include <string>
+
+#include "commands.h"
+#include "engine/movegen.h"
+#include "nn/loader.h"
+#include "nn/trainer.h"
+#include "selfplay/selfplay.h"
+#include "training/dataset.h"
+
+namespace fs = std::filesystem;
+
+namespace ultima::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+struct NetOptions {
+  int blocks = 4, channels = 32, se_channels = 8, threads = 1;
+  std::string device = "cpu";
+  nn::NetArchitecture architecture() const {
+    nn::NetArchitecture a;
+    a.blocks = blocks;
+    a.channels = channels;
+    a.se_channels = se_channels;
+    return a.completed();
+  }
+};
+
+void add_net_options(CLI::App* cmd, NetOptions& o) {
+  cmd->add_option("--blocks", o.blocks, "residual blocks (default 4)")->check(CLI::Range(0, 64));
+  cmd->add_option("--channels", o.channels, "channels (default 32)")->check(CLI::Range(1, 1024));
+  cmd->add_option("--se-channels", o.se_channels, "squeeze-excitation width (default 8)")->check(CLI::Range(0, 1024));
+  cmd->add_option("--threads", o.threads, "LibTorch intra-op threads (default 1)")->check(CLI::Range(0, 256));
+  cmd->add_option("--device", o.device, "cpu or cuda (default cpu)");
+}
+
+// A scratch run directory, removed afterwards.
+struct TempDir {
+  std::string path;
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "ultima-bench-XXXXXX").string();
+    if (!mkdtemp(pattern.data())) throw std::runtime_error("cannot make a temporary directory");
+    path = pattern;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+struct BenchSelfPlayOptions {
+  NetOptions net;
+  int games = 16;
+  int parallel_games = 16;
+  int playouts = 64;
+  int mcts_batch = 8;
+  int max_batch = 128;
+  int max_plies = 120;
+};
+
+void bench_selfplay(const BenchSelfPlayOptions& o) {
+  spdlog::set_level(spdlog::level::warn);
+  TempDir dir;
+  selfplay::RunDir run(dir.path);
+  nn::NnConfig nc;
+  nc.architecture = o.net.architecture();
+  nc.device = o.net.device;
+  nc.threads = o.net.threads;
+  nc.batching.max_batch = o.max_batch;
+  nc.batching.max_wait_us = 500;
+  std::shared_ptr<nn::BatchingEvaluator> evaluator = nn::make_nn_evaluator(nc);
+  selfplay::SelfPlayConfig config;
+  config.parallel_games = o.parallel_games;
+  config.games_per_shard = 4;
+  config.full_playouts = config.cheap_playouts = static_cast<std::uint64_t>(o.playouts);
+  config.full_search_share = 1;
+  config.mcts_batch = o.mcts_batch;
+  config.max_plies = o.max_plies;
+  selfplay::SelfPlayJob job;
+  job.games = o.games;
+  job.evaluator = evaluator;
+  std::printf("bench selfplay: net %s (%s), %d games, %d at once, %d playouts/move, MCTS batch %d, max batch %d\n",
+              nc.architecture.text().c_str(), evaluator->name().c_str(), o.games, o.parallel_games, o.playouts,
+              o.mcts_batch, o.max_batch);
+  const auto stats = selfplay::run_selfplay(run, config, job);
+  const nn::BatchingStats bs = evaluator->stats();
+  const double evaluated = bs.evaluated / stats.seconds;
+  std::printf("selfplay: %d games, %llu moves, %.1f s: %.1f moves/s, %llu samples\n", stats.games,
+              static_cast<unsigned long long>(stats.moves), stats.seconds, stats.moves_per_second(),
+              static_cast<unsigned long long>(stats.samples));
+  std::printf("network calls: %llu positions asked, %.1f%% from the cache, %llu forward passes, mean batch %.1f\n",
+              static_cast<unsigned long long>(bs.positions), bs.positions ? 100.0 * bs.cache_hits / bs.positions : 0,
+              static_cast<unsigned long long>(bs.batches), bs.mean_batch());
+
+  // The raw network at that batch size, on positions of the games played.
+  const int batch = std::max(1, static_cast<int>(std::lround(bs.mean_batch())));
+  std::vector<float> planes;
+  std::vector<std::int32_t> offsets{0}, slots;
+  std::mt19937_64 rng(7);
+  while (static_cast<int>(offsets.size()) <= batch) {
+    Position pos = Position::start();
+    for (int i = 0, n = static_cast<int>(rng() % 60); i < n && !game_status(pos).over(); ++i) {
+      MoveList list;
+      generate_legal(pos, list);
+      pos.make(list[static_cast<int>(rng() % list.size())]);
+    }
+    if (game_status(pos).over()) continue;
+    const auto p = nn::encode_position(pos);
+    planes.insert(planes.end(), p.begin(), p.end());
+    MoveList list;
+    generate_legal(pos, list);
+    for (const Move& m : list) slots.push_back(nn::policy_index(m));
+    offsets.push_back(static_cast<std::int32_t>(slots.size()));
+  }
+  std::vector<float> logits(slots.size()), wdl(static_cast<std::size_t>(batch) * 3), ml(batch);
+  const nn::ForwardBatch fb{batch, planes.data(), offsets.data(), slots.data()};
+  const nn::ForwardOutput fo{logits.data(), wdl.data(), ml.data()};
+  nn::NetworkBackend& net = evaluator->backend();
+  net.forward(fb, fo);
+  int passes = 0;
+  const auto start = Clock::now();
+  while (passes < 3 || since(start) < 2.0) {
+    net.forward(fb, fo);
+    ++passes;
+  }
+  const double raw = passes * batch / since(start);
+  std::printf("raw network at batch %d: %.0f positions/s; self-play evaluates %.0f positions/s = %.0f%% of raw\n",
+              batch, raw, evaluated, 100 * evaluated / raw);
+}
+
+struct BenchTrainOptions {
+  NetOptions net;
+  int batch_size = 256;
+  int steps = 20;
+  int samples = 4096;
+};
+
+void bench_train(const BenchTrainOptions& o) {
+  spdlog::set_level(spdlog::level::warn);
+  TempDir dir;
+  // Samples from random games: any position and a spread policy will do
+  // for timing.
+  std::vector<selfplay::Sample> samples;
+  std::mt19937_64 rng(11);
+  while (static_cast<int>(samples.size()) < o.samples) {
+    Position pos = Position::start();
+    for (int ply = 0; ply < 120 && !game_status(pos).over() && static_cast<int>(samples.size()) < o.samples; ++ply) {
+      MoveList list;
+      generate_legal(pos, list);
+      selfplay::Sample s;
+      selfplay::pack_position(pos, s);
+      s.ply = static_cast<std::uint16_t>(ply);
+      s.result = static_cast<std::int8_t>(static_cast<int>(rng() % 3) - 1);
+      s.plies_to_end = static_cast<std::uint16_t>(rng() % 200);
+      for (int i = 0; i < list.size() && i < 8; ++i)
+        s.policy.push_back({static_cast<std::uint16_t>(nn::policy_index(list[i])), 1.0f / std::min(8, list.size())});
+      samples.push_back(std::move(s));
+      pos.make(list[static_cast<int>(rng() % list.size())]);
+    }
+  }
+  selfplay::ShardHeader header;
+  header.rules = "abbott1963";
+  const std::string shard = dir.path + "/bench.shard";
+  selfplay::write_shard(shard, header, samples);
+  training::SampleStore store;
+  store.add_shards({shard});
+
+  nn::TrainerOptions options;
+  options.device.device = o.net.device;
+  options.device.threads = o.net.threads;
+  auto trainer = nn::Trainer::create(o.net.architecture(), {}, 1, options);
+  training::BatchSampler sampler(1, o.batch_size);
+  training::BatchData data;
+  auto as_batch = [](const training::BatchData& d) {
+    return nn::TrainBatch{d.size, d.planes.data(), d.policy.data(), d.wdl.data(), d.moves_left.data()};
+  };
+  sampler.fill(store, 0, store.total(), 0, data);
+  trainer->step(as_batch(data), 0.001f);  // warm-up
+  std::printf("bench train: net %s, batch %d, %d steps each, %d samples in the window\n",
+              o.net.architecture().text().c_str(), o.batch_size, o.steps, o.samples);
+
+  auto start = Clock::now();
+  for (int i = 0; i < o.steps; ++i) trainer->step(as_batch(data), 0.001f);
+  const double raw = o.steps * o.batch_size / since(start);
+
+  start = Clock::now();
+  double fill_seconds = 0;
+  for (int i = 0; i < o.steps; ++i) {
+    const auto f = Clock::now();
+    sampler.fill(store, 0, store.total(), static_cast<std::uint64_t>(i + 1), data);
+    fill_seconds += since(f);
+    trainer->step(as_batch(data), 0.001f);
+  }
+  const double piped = o.steps * o.batch_size / since(start);
+  std::printf("raw training steps (one batch made ahead): %.0f samples/s\n", raw);
+  std::printf("training fed by the sample window:        %.0f samples/s = %.0f%% of raw (batch making %.0f samples/s "
+              "on its own)\n",
+              piped, 100 * piped / raw, o.steps * o.batch_size / fill_seconds);
+}
+
+}  // namespace
+
+void add_bench_pipeline_commands(CLI::App& bench) {
+  auto sp = std::make_shared<BenchSelfPlayOptions>();
+  CLI::App* cmd = bench.add_subcommand("selfplay", "self-play throughput beside the raw network's (random weights)");
+  add_net_options(cmd, sp->net);
+  cmd->add_option("--games", sp->games, "games (default 16)")->check(CLI::Range(1, 100000));
+  cmd->add_option("--parallel-games", sp->parallel_games, "games at once (default 16)")->check(CLI::Range(1, 4096));
+  cmd->add_option("--playouts", sp->playouts, "playouts per move (default 64)")->check(CLI::Range(1, 1000000));
+  cmd->add_option("--mcts-batch", sp->mcts_batch, "leaves per evaluator call (default 8)")->check(CLI::Range(1, 1024));
+  cmd->add_option("--max-batch", sp->max_batch, "network batch at most (default 128)")->check(CLI::Range(1, 65536));
+  cmd->add_option("--max-plies", sp->max_plies, "game length cap (default 120)")->check(CLI::Range(1, 65535));
+  cmd->callback([sp] { bench_selfplay(*sp); });
+
+  auto tr = std::make_shared<BenchTrainOptions>();
+  cmd = bench.add_subcommand("train", "training throughput from the sample window beside raw training steps");
+  add_net_options(cmd, tr->net);
+  cmd->add_option("--batch-size", tr->batch_size, "samples per step (default 256)")->check(CLI::Range(1, 65536));
+  cmd->add_option("--steps", tr->steps, "steps per measurement (default 20)")->check(CLI::Range(1, 100000));
+  cmd->add_option("--samples", tr->samples, "samples in the window (default 4096)")->check(CLI::Range(1, 10000000));
+  cmd->callback([tr] { bench_train(*tr); });
+}
+
+}  // namespace ultima::cli

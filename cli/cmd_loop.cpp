@@ -1,0 +1,59 @@
+// ultima loop: the self-play / training / evaluation loop in a run
+// directory (cli/loop.h), from a config file or the built-in config.
+#include <spdlog/spdlog.h>
+
+#include <memory>
+#include <string>
+
+#include "cli/loop.h"
+#include "commands.h"
+
+namespace ultima::cli {
+namespace {
+
+struct LoopOptions {
+  std::string config;
+  std::string run_dir = "runs/main";
+  int generations = 0;
+  double max_minutes = -1;
+  bool print_config = false;
+};
+
+void run_loop_command(const LoopOptions& o) {
+  if (o.print_config) {
+    const RunConfig config =
+        o.config.empty() ? RunConfig::parse(builtin_config_text(), "(built-in)") : RunConfig::load(o.config);
+    std::fputs(config.to_yaml().c_str(), stdout);
+    return;
+  }
+  selfplay::RunDir run(o.run_dir);
+  setup_logging(run, "loop");
+  RunConfig config = resolve_run_config(run, o.config);
+  if (o.generations > 0) config.loop.generations = o.generations;
+  if (o.max_minutes >= 0) config.loop.max_minutes = o.max_minutes;
+  install_stop_handlers();
+  spdlog::info("loop: run directory {}, config {} ({}), {} generations{}", run.root(), config.source, config.name,
+               config.loop.generations,
+               config.loop.max_minutes > 0 ? ", at most " + std::to_string(config.loop.max_minutes) + " min" : "");
+  const int done = run_loop(run, config);
+  spdlog::info("loop: {} generations done; table {}, plot {}", done, run.path("generations.csv"),
+               run.path("elo.svg"));
+  if (stop_requested()) spdlog::info("loop: stopped on request; run it again to go on");
+}
+
+}  // namespace
+
+void add_loop_command(CLI::App& app) {
+  auto o = std::make_shared<LoopOptions>();
+  CLI::App* cmd = app.add_subcommand("loop", "self-play, training and evaluation, generation after generation");
+  cmd->add_option("--config", o->config,
+                  "run config (configs/*.yaml); default: the run directory's config.yaml, else the built-in cpu config");
+  cmd->add_option("--run-dir", o->run_dir, "run directory (default runs/main); a killed run resumes from it");
+  cmd->add_option("--generations", o->generations, "override loop.generations")->check(CLI::Range(1, 1000000));
+  cmd->add_option("--max-minutes", o->max_minutes, "override loop.max_minutes (0: no limit)")
+      ->check(CLI::Range(0.0, 1e7));
+  cmd->add_flag("--print-config", o->print_config, "print the resolved config (every key) and exit");
+  cmd->callback([o] { run_loop_command(*o); });
+}
+
+}  // namespace ultima::cli

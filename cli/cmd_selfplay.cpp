@@ -1,0 +1,105 @@
+// ultima selfplay: a self-play worker on a run directory. Plays games with
+// the run's best model and writes sample shards; any number of workers (with
+// distinct --tag values) may share a directory with one trainer.
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "cli/loop.h"
+#include "commands.h"
+
+namespace ultima::cli {
+namespace {
+
+struct SelfPlayOptions {
+  std::string config;
+  std::string run_dir = "runs/main";
+  std::string tag = "sp";
+  int games = 0;
+  std::string model = "best";
+  std::uint64_t seed = 1;
+  bool watch = false;
+};
+
+std::uint64_t pick_model(const selfplay::RunDir& run, const std::string& which) {
+  if (which == "best" || which == "latest") {
+    const auto v = which == "best" ? run.best_model() : run.latest_model();
+    if (!v) throw std::invalid_argument("the run directory " + run.root() + " has no model yet");
+    return *v;
+  }
+  try {
+    std::size_t used = 0;
+    const std::uint64_t v = std::stoull(which, &used);
+    if (used == which.size()) return v;
+  } catch (const std::exception&) {
+  }
+  throw std::invalid_argument("--model: '" + which + "' is not best, latest or a version number");
+}
+
+void run_selfplay_command(const SelfPlayOptions& o) {
+  selfplay::RunDir run(o.run_dir);
+  setup_logging(run, "selfplay-" + o.tag);
+  const RunConfig config = resolve_run_config(run, o.config);
+  ensure_first_model(run, config);
+  install_stop_handlers();
+  const int per_round = o.games > 0 ? o.games : config.games_per_generation;
+  do {
+    const std::uint64_t version = pick_model(run, o.model);
+    selfplay::SelfPlayJob job;
+    // One tag per model version: a worker that keeps going extends its job.
+    job.tag = o.tag + "-m" + std::to_string(version);
+    const auto sequences = run.shard_sequences(job.tag);
+    const int have = sequences.empty() ? 0 : (sequences.back() + 1) * config.selfplay.games_per_shard;
+    job.games = o.watch ? have + per_round : per_round;
+    job.model_version = version;
+    job.seed = o.seed;
+    job.evaluator = model_evaluator(run, config, version);
+    job.player_name = "ultima model " + std::to_string(version);
+    spdlog::info("selfplay {}: model {}, games {}..{}", job.tag, version, o.watch ? have : 0, job.games - 1);
+    auto last = std::chrono::steady_clock::now();
+    const auto stats = selfplay::run_selfplay(
+        run, config.selfplay, job,
+        [&](const selfplay::SelfPlayStats& s, int total) {
+          const auto now = std::chrono::steady_clock::now();
+          if (now - last < std::chrono::seconds(10) && s.games + s.games_skipped < total) return;
+          last = now;
+          const int left = total - s.games - s.games_skipped;
+          spdlog::info("selfplay {}: {}/{} games, {:.0f} moves/s, {} samples, {} shards, ETA {}", job.tag,
+                       s.games + s.games_skipped, total, s.moves_per_second(), s.samples, s.shards,
+                       format_duration(s.games ? s.seconds / s.games * left : -1));
+        },
+        &stop_requested());
+    spdlog::info("selfplay {}: {} games played ({} were there), {} samples, {} shards, {:.0f} moves/s; resigned {}, "
+                 "false resignations {}/{} ({:.1f}%)",
+                 job.tag, stats.games, stats.games_skipped, stats.samples, stats.shards, stats.moves_per_second(),
+                 stats.resigned, stats.false_resign, stats.would_resign, 100 * stats.false_resign_rate());
+  } while (o.watch && !stop_requested());
+}
+
+}  // namespace
+
+void add_selfplay_command(CLI::App& app) {
+  auto o = std::make_shared<SelfPlayOptions>();
+  CLI::App* cmd = app.add_subcommand("selfplay", "play games with the run's model and write sample shards");
+  cmd->add_option("--config", o->config, "run config; default: the run directory's config.yaml, else built-in");
+  cmd->add_option("--run-dir", o->run_dir, "run directory (default runs/main)");
+  cmd->add_option("--tag", o->tag, "this worker's name in shard files (default sp); one per worker")
+      ->check([](const std::string& t) {
+        if (t.empty()) return std::string("empty tag");
+        for (const char c : t)
+          if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_')
+            return std::string("the tag may hold letters, digits and _ only");
+        return std::string();
+      });
+  cmd->add_option("--games", o->games, "games to play (default: selfplay.games_per_generation)")
+      ->check(CLI::Range(1, 100000000));
+  cmd->add_option("--model", o->model, "best (default), latest or a version number");
+  cmd->add_option("--seed", o->seed, "seed of the games (default 1)");
+  cmd->add_flag("--watch", o->watch, "keep playing rounds of --games, switching to each new best model");
+  cmd->callback([o] { run_selfplay_command(*o); });
+}
+
+}  // namespace ultima::cli

@@ -1,0 +1,48 @@
+// The improvement loop (`ultima loop`): generations of self-play with the
+// best model, training on the window of samples, and evaluation of the new
+// model against the best one, the untrained one and the alpha-beta levels,
+// which puts every generation on the levels' Elo ladder. Every stage
+// resumes from what the run directory holds, so a killed loop started again
+// goes on where it was. Also the pieces that `ultima selfplay` and
+// `ultima train` share with it.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "cli/run_config.h"
+#include "engine/evaluator.h"
+#include "selfplay/run_dir.h"
+
+namespace ultima::cli {
+
+// Set by SIGINT/SIGTERM once handlers are installed; long jobs stop soon
+// after, keeping what they have written.
+std::atomic<bool>& stop_requested();
+void install_stop_handlers();
+
+// Logging to the terminal and to DIR/logs/NAME.log.
+void setup_logging(const selfplay::RunDir& run, const std::string& name);
+
+// The config of a run directory: `config_path` when given (it must agree
+// with DIR/config.yaml when that exists, the loop section aside), else
+// DIR/config.yaml, else the built-in one. Writes DIR/config.yaml.
+RunConfig resolve_run_config(const selfplay::RunDir& run, const std::string& config_path);
+
+// Model 0 (random weights from the config's seed) when the run has none.
+void ensure_first_model(const selfplay::RunDir& run, const RunConfig& config);
+
+// A batching network evaluator on a model version of the run.
+std::shared_ptr<Evaluator> model_evaluator(const selfplay::RunDir& run, const RunConfig& config,
+                                           std::uint64_t version);
+
+// "1h02m", "45s".
+std::string format_duration(double seconds);
+
+// Runs generations until config.loop.generations are done (or the time
+// limit, or a stop request). Returns the number of generations done.
+int run_loop(const selfplay::RunDir& run, const RunConfig& config);
+
+}  // namespace ultima::cli

@@ -1,0 +1,86 @@
+// The config of a self-play/training run (configs/*.yaml): one YAML file
+// with the sections rules/seed, network, inference, selfplay, training,
+// evaluation and loop. Every key is documented in configs/README.md; an
+// unknown key, a value of the wrong type or out of range is an error that
+// names the file and the key. The resolved config (every key, defaults
+// filled in) is written to the run directory.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/rules.h"
+#include "nn/config.h"
+#include "nn/model_file.h"
+#include "selfplay/selfplay.h"
+#include "training/train.h"
+
+namespace ultima::cli {
+
+struct InferenceConfig {
+  std::string device = "cpu";
+  std::string precision = "auto";
+  int threads = 1;
+  int max_batch = 64;
+  int max_wait_us = 500;
+  std::size_t cache_entries = 65536;
+};
+
+struct TrainStageConfig {
+  // Steps per generation: new samples * train_ratio / batch_size, within
+  // [min_steps, max_steps].
+  double train_ratio = 4.0;
+  std::uint64_t min_steps = 50;
+  std::uint64_t max_steps = 2000;
+  std::string device = "cpu";
+  int threads = 1;
+};
+
+struct EvalConfig {
+  std::uint64_t playouts = 64;  // MCTS playouts per move for every network player
+  int mcts_batch = 8;
+  std::string promotion = "gating";  // gating or continuous
+  int games_vs_best = 20;
+  double gate_score = 0.55;          // gating: promoted when it scores at least this
+  std::vector<std::string> levels = {"novice"};
+  int games_per_level = 20;
+  int games_vs_initial = 20;         // against model 0, the untrained net (0: none)
+  int concurrency = 2;
+  int max_plies = 300;
+  int opening_min_plies = 2;
+  int opening_max_plies = 6;
+};
+
+struct LoopLimits {
+  int generations = 10;
+  double max_minutes = 0;  // 0: no time limit; else no generation starts after it
+};
+
+struct RunConfig {
+  std::string source = "(built-in)";
+  std::string name = "run";
+  Rules rules;
+  std::uint64_t seed = 1;
+  nn::NetArchitecture network;
+  InferenceConfig inference;
+  selfplay::SelfPlayConfig selfplay;
+  int games_per_generation = 64;
+  training::TrainConfig training;
+  TrainStageConfig train_stage;
+  EvalConfig eval;
+  LoopLimits loop;
+
+  // Throws std::invalid_argument naming the source and the key.
+  static RunConfig parse(const std::string& yaml_text, const std::string& source);
+  static RunConfig load(const std::string& path);
+  // Every key with its value, in the file's layout.
+  std::string to_yaml() const;
+  // The network settings for self-play / evaluation with these weights.
+  nn::NnConfig nn_config(const std::string& weights) const;
+};
+
+// The config compiled into the program (configs/cpu.yaml at build time).
+const char* builtin_config_text();
+
+}  // namespace ultima::cli

@@ -1,0 +1,264 @@
+#include "selfplay/selfplay.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <random>
+#include <stdexcept>
+#include <thread>
+
+#include "engine/match.h"
+#include "engine/movegen.h"
+#include "nn/policy_index.h"
+
+namespace ultima::selfplay {
+namespace {
+
+std::uint64_t mix(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+double temperature_at(const SelfPlayConfig& c, int ply) {
+  if (c.temperature <= 0) return 0;
+  if (c.temperature_halflife <= 0) return c.temperature;
+  return c.temperature_end + (c.temperature - c.temperature_end) * std::pow(0.5, ply / c.temperature_halflife);
+}
+
+}  // namespace
+
+void SelfPlayConfig::validate() const {
+  auto fail = [](const std::string& what) { throw std::invalid_argument("selfplay: " + what); };
+  if (parallel_games < 1) fail("parallel_games must be at least 1");
+  if (games_per_shard < 1) fail("games_per_shard must be at least 1");
+  if (full_playouts < 1) fail("full_playouts must be at least 1");
+  if (cheap_playouts < 1) fail("cheap_playouts must be at least 1");
+  if (!(full_search_share > 0 && full_search_share <= 1)) fail("full_search_share must be in (0, 1]");
+  if (mcts_batch < 1) fail("mcts_batch must be at least 1");
+  if (!(noise_epsilon >= 0 && noise_epsilon <= 1)) fail("noise_epsilon must be in [0, 1]");
+  if (!(noise_alpha > 0)) fail("noise_alpha must be positive");
+  if (temperature < 0 || temperature_end < 0 || temperature_halflife < 0) fail("temperatures must not be negative");
+  if (policy_target != "visits" && policy_target != "gumbel")
+    fail("policy_target must be visits or gumbel, not '" + policy_target + "'");
+  if (policy_target == "gumbel" && !gumbel) fail("policy_target gumbel needs gumbel: true");
+  if (resign_threshold < 0 || resign_threshold > 1) fail("resign_threshold must be in [0, 1]");
+  if (resign_consecutive < 1) fail("resign_consecutive must be at least 1");
+  if (no_resign_share < 0 || no_resign_share > 1) fail("no_resign_share must be in [0, 1]");
+  if (max_plies < 1 || max_plies > 65535) fail("max_plies must be in 1..65535");
+}
+
+std::uint64_t game_seed(std::uint64_t job_seed, const std::string& tag, int game) {
+  std::uint64_t h = mix(job_seed);
+  for (const char c : tag) h = mix(h ^ static_cast<unsigned char>(c));
+  return mix(h ^ static_cast<std::uint64_t>(game));
+}
+
+SelfPlayGame play_selfplay_game(const SelfPlayConfig& config, std::shared_ptr<Evaluator> evaluator,
+                                std::uint64_t seed, std::uint32_t index) {
+  MctsConfig mcts_config;
+  mcts_config.threads = 1;
+  mcts_config.batch_size = config.mcts_batch;
+  mcts_config.cpuct = config.cpuct;
+  mcts_config.fpu_reduction = config.fpu_reduction;
+  mcts_config.fpu_reduction_root = config.fpu_reduction;
+  mcts_config.noise_alpha = config.noise_alpha;
+  mcts_config.gumbel = config.gumbel;
+  mcts_config.info_interval_ms = 1 << 30;
+  Mcts mcts(std::move(evaluator), mcts_config);
+
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> uniform(0, 1);
+  SelfPlayGame game;
+  game.no_resign = config.resign_threshold > 0 && uniform(rng) < config.no_resign_share;
+  Position pos = Position::start(config.rules);
+  game.record.rules = config.rules;
+  int low_streak[2] = {0, 0};
+  int would_resign_colour = -1;  // 0 White, 1 Black
+  Outcome outcome = Outcome::kOngoing;
+
+  for (int ply = 0;; ++ply) {
+    const GameStatus status = game_status(pos);
+    if (status.over()) {
+      outcome = status.outcome;
+      game.record.termination = termination_name(status.termination);
+      break;
+    }
+    if (ply >= config.max_plies) {
+      outcome = Outcome::kDraw;
+      game.record.termination = kMaxPliesTermination;
+      game.cut = true;
+      break;
+    }
+    const bool full = uniform(rng) < config.full_search_share;
+    MctsConfig c = mcts_config;
+    c.noise_epsilon = full ? config.noise_epsilon : 0;
+    c.seed = rng();
+    c.gumbel_planned_playouts = full ? config.full_playouts : config.cheap_playouts;
+    mcts.set_config(c);
+    mcts.set_position(pos);
+    MctsLimits limits;
+    limits.playouts = full ? config.full_playouts : config.cheap_playouts;
+    const MctsResult result = mcts.search(limits);
+    game.playouts += result.playouts;
+    const int colour = pos.side_to_move() == kWhite ? 0 : 1;
+
+    if (full) {
+      Sample sample;
+      pack_position(pos, sample);
+      sample.ply = static_cast<std::uint16_t>(ply);
+      sample.game = index;
+      sample.root_q = result.q;
+      double total = 0;
+      for (const MctsRootMove& m : result.moves)
+        total += config.policy_target == "gumbel" ? m.improved_policy : static_cast<double>(m.visits);
+      for (const MctsRootMove& m : result.moves) {
+        const double weight = config.policy_target == "gumbel" ? m.improved_policy : static_cast<double>(m.visits);
+        const int slot = nn::policy_index(m.move);
+        if (weight <= 0 || total <= 0 || slot < 0) continue;
+        sample.policy.push_back({static_cast<std::uint16_t>(slot), static_cast<float>(weight / total)});
+      }
+      if (!sample.policy.empty()) game.samples.push_back(std::move(sample));
+    }
+
+    if (config.resign_threshold > 0) {
+      low_streak[colour] = result.q < -config.resign_threshold ? low_streak[colour] + 1 : 0;
+      if (low_streak[colour] >= config.resign_consecutive) {
+        if (!game.no_resign) {
+          outcome = colour == 0 ? Outcome::kBlackWins : Outcome::kWhiteWins;
+          game.record.termination = "resignation";
+          game.resigned = true;
+          break;
+        }
+        if (would_resign_colour < 0) would_resign_colour = colour;
+      }
+    }
+    const Move move = pick_move(result, temperature_at(config, ply), rng());
+    game.record.moves.push_back(move);
+    pos.make(move);
+  }
+
+  game.record.result = outcome;
+  const int length = static_cast<int>(game.record.moves.size());
+  for (Sample& s : game.samples) {
+    const bool white = s.white_to_move != 0;
+    s.result = outcome == Outcome::kDraw       ? 0
+               : (outcome == Outcome::kWhiteWins) == white ? 1
+                                                           : -1;
+    s.plies_to_end = static_cast<std::uint16_t>(length - s.ply);
+  }
+  if (would_resign_colour >= 0) {
+    game.would_resign = true;
+    const Outcome loss = would_resign_colour == 0 ? Outcome::kBlackWins : Outcome::kWhiteWins;
+    game.false_resign = outcome != loss;
+  }
+  return game;
+}
+
+SelfPlayStats run_selfplay(const RunDir& run, const SelfPlayConfig& config, const SelfPlayJob& job,
+                           const SelfPlayProgress& progress, const std::atomic<bool>* stop) {
+  config.validate();
+  if (!job.evaluator) throw std::invalid_argument("selfplay: no evaluator");
+  if (job.games < 0) throw std::invalid_argument("selfplay: a negative number of games");
+  const auto start = std::chrono::steady_clock::now();
+  const int per_shard = config.games_per_shard;
+  const int shard_count = (job.games + per_shard - 1) / per_shard;
+
+  // The games of the shards still missing, in order.
+  std::vector<int> existing = run.shard_sequences(job.tag);
+  std::vector<int> todo;
+  SelfPlayStats stats;
+  for (int s = 0; s < shard_count; ++s) {
+    const int first = s * per_shard, last = std::min(job.games, first + per_shard);
+    if (std::binary_search(existing.begin(), existing.end(), s)) {
+      stats.games_skipped += last - first;
+      continue;
+    }
+    for (int g = first; g < last; ++g) todo.push_back(g);
+  }
+
+  std::mutex mutex;
+  std::size_t next = 0;
+  std::map<int, std::vector<SelfPlayGame>> pending;  // shard -> games done so far
+  std::exception_ptr failure;
+  auto stopped = [&] { return (stop && stop->load()) || failure; };
+
+  auto write = [&](int shard, std::vector<SelfPlayGame>& games) {
+    std::sort(games.begin(), games.end(), [](const SelfPlayGame& a, const SelfPlayGame& b) {
+      return a.record.round < b.record.round;
+    });
+    std::vector<Sample> samples;
+    std::vector<GameRecord> records;
+    for (SelfPlayGame& g : games) {
+      samples.insert(samples.end(), g.samples.begin(), g.samples.end());
+      records.push_back(g.record);
+    }
+    write_pgn_file(run.games_path(job.tag, shard), records);
+    ShardHeader header;
+    header.games = static_cast<std::uint32_t>(games.size());
+    header.model_version = job.model_version;
+    header.rules = config.rules.name();
+    write_shard(run.shard_path(job.tag, shard), header, samples);
+  };
+
+  auto worker = [&] {
+    try {
+      for (;;) {
+        int game_index;
+        {
+          std::lock_guard lock(mutex);
+          if (stopped() || next >= todo.size()) return;
+          game_index = todo[next++];
+        }
+        const int shard = game_index / per_shard;
+        SelfPlayGame game = play_selfplay_game(config, job.evaluator, game_seed(job.seed, job.tag, game_index),
+                                               static_cast<std::uint32_t>(game_index % per_shard));
+        game.record.event = "ultima selfplay";
+        game.record.round = std::to_string(game_index + 1);
+        game.record.white = game.record.black = job.player_name;
+        std::unique_lock lock(mutex);
+        if (stopped()) return;
+        stats.games++;
+        stats.moves += game.record.moves.size();
+        stats.samples += game.samples.size();
+        stats.playouts += game.playouts;
+        stats.white_wins += game.record.result == Outcome::kWhiteWins;
+        stats.black_wins += game.record.result == Outcome::kBlackWins;
+        stats.draws += game.record.result == Outcome::kDraw;
+        stats.resigned += game.resigned;
+        stats.max_plies += game.cut;
+        stats.no_resign_games += game.no_resign;
+        stats.would_resign += game.would_resign;
+        stats.false_resign += game.false_resign;
+        auto& games = pending[shard];
+        games.push_back(std::move(game));
+        const int first = shard * per_shard, size = std::min(job.games, first + per_shard) - first;
+        if (static_cast<int>(games.size()) == size) {
+          std::vector<SelfPlayGame> done = std::move(games);
+          pending.erase(shard);
+          write(shard, done);  // under the lock: shards are small, and writes stay ordered
+          stats.shards++;
+        }
+        stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (progress) progress(stats, job.games);
+      }
+    } catch (...) {
+      std::lock_guard lock(mutex);
+      if (!failure) failure = std::current_exception();
+    }
+  };
+
+  std::vector<std::thread> threads;
+  const int count = std::max(1, std::min<int>(config.parallel_games, static_cast<int>(todo.size())));
+  for (int i = 0; i < count; ++i) threads.emplace_back(worker);
+  for (auto& t : threads) t.join();
+  if (failure) std::rethrow_exception(failure);
+  stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return stats;
+}
+
+}  // namespace ultima::selfplay

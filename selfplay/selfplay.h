@@ -1,0 +1,125 @@
+// Self-play: games of a network against itself, many at once in one
+// process, all sharing one evaluator (a batching network evaluator gathers
+// their positions into large forward passes). Each game thread runs its own
+// MCTS; moves come from the search's visits with a temperature that decays
+// over the game, Dirichlet noise is added at the root of full searches, and
+// playout cap randomization searches most moves cheaply (those moves are
+// played but not kept as samples). A side resigns when its search value stays
+// below a threshold, except in a share of games that never resign: there
+// the would-be resignations are checked against the real result, which gives
+// the false-resign rate. The samples go to shards in the run directory; the
+// games to PGN files beside them.
+//
+// A job is "games 0..N-1 under tag T": game g belongs to shard g /
+// games_per_shard, and its seed comes from the job's seed and g alone. A
+// shard is written once all its games are done, so a killed job loses only
+// unfinished shards, and run again it plays exactly the missing ones.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/evaluator.h"
+#include "engine/mcts.h"
+#include "engine/pgn.h"
+#include "engine/rules.h"
+#include "selfplay/run_dir.h"
+#include "selfplay/sample.h"
+
+namespace ultima::selfplay {
+
+struct SelfPlayConfig {
+  Rules rules;
+  int parallel_games = 16;  // games played at once (one thread each)
+  int games_per_shard = 8;
+  // Playout cap randomization: a move gets a full search with probability
+  // full_search_share (its position becomes a sample), else a cheap one.
+  std::uint64_t full_playouts = 200;
+  std::uint64_t cheap_playouts = 40;
+  double full_search_share = 0.25;
+  // MCTS: leaves gathered per evaluator call; the other keys as in MctsConfig.
+  int mcts_batch = 8;
+  float cpuct = 1.745f;
+  float fpu_reduction = 0.33f;
+  float noise_alpha = 0.3f;    // Dirichlet noise at the root of full searches
+  float noise_epsilon = 0.25f;
+  // Move choice: visits^(1/T), T from `temperature` at ply 0 decaying
+  // towards `temperature_end` with this half-life in plies (0: best move).
+  double temperature = 1.0;
+  double temperature_end = 0.1;
+  double temperature_halflife = 20;
+  // "visits" (the full search's visit shares) or "gumbel" (the improved
+  // policy of a Gumbel root; needs gumbel = true).
+  std::string policy_target = "visits";
+  bool gumbel = false;
+  // Resignation: when the side to move's search value (win - loss) stays
+  // below -resign_threshold for resign_consecutive of its own moves
+  // (0 threshold: never). A share of games never resigns.
+  double resign_threshold = 0.9;
+  int resign_consecutive = 3;
+  double no_resign_share = 0.2;
+  int max_plies = 300;  // then the game is a draw ("max plies")
+
+  // Throws std::invalid_argument naming the first bad value.
+  void validate() const;
+};
+
+struct SelfPlayJob {
+  std::string tag = "sp";  // shard names: TAG-NNNNNN.shard
+  int games = 0;           // games 0..games-1 of this tag
+  std::uint64_t model_version = 0;
+  std::uint64_t seed = 1;
+  std::shared_ptr<Evaluator> evaluator;
+  std::string player_name = "ultima";  // in the game records
+};
+
+struct SelfPlayStats {
+  int games = 0;            // played by this call (shards already there not counted)
+  int games_skipped = 0;    // already in the run directory
+  int shards = 0;           // written by this call
+  std::uint64_t moves = 0;  // plies played
+  std::uint64_t samples = 0;
+  std::uint64_t playouts = 0;
+  int white_wins = 0, black_wins = 0, draws = 0;
+  int resigned = 0;         // games ended by resignation
+  int max_plies = 0;        // games cut at max_plies
+  int no_resign_games = 0;
+  int would_resign = 0;     // no-resign games where a side reached the threshold
+  int false_resign = 0;     // ... and then did not lose
+  double seconds = 0;
+  double false_resign_rate() const { return would_resign ? double(false_resign) / would_resign : 0; }
+  double moves_per_second() const { return seconds > 0 ? moves / seconds : 0; }
+};
+
+// One finished game: its samples (full searches only) and its record.
+struct SelfPlayGame {
+  std::vector<Sample> samples;
+  GameRecord record;
+  std::uint64_t playouts = 0;
+  bool resigned = false;
+  bool cut = false;              // max plies
+  bool no_resign = false;
+  bool would_resign = false;     // in a no-resign game: some side reached the threshold
+  bool false_resign = false;     // ... and did not lose
+};
+
+// Plays one game. `index` numbers it within its shard (Sample::game).
+SelfPlayGame play_selfplay_game(const SelfPlayConfig& config, std::shared_ptr<Evaluator> evaluator,
+                                std::uint64_t seed, std::uint32_t index);
+
+// The seed of game `game` of a job.
+std::uint64_t game_seed(std::uint64_t job_seed, const std::string& tag, int game);
+
+using SelfPlayProgress = std::function<void(const SelfPlayStats& stats, int games_total)>;
+
+// Plays the job's missing shards. `stop` (may be null) ends it early: games
+// under way are dropped, shards written stay. Throws what the evaluator
+// throws, or std::runtime_error when a file cannot be written.
+SelfPlayStats run_selfplay(const RunDir& run, const SelfPlayConfig& config, const SelfPlayJob& job,
+                           const SelfPlayProgress& progress = {}, const std::atomic<bool>* stop = nullptr);
+
+}  // namespace ultima::selfplay

@@ -1,0 +1,124 @@
+#include "training/dataset.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+
+namespace ultima::training {
+namespace {
+
+std::uint64_t mix(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+}  // namespace
+
+std::uint64_t window_size(std::uint64_t total, const WindowConfig& c) {
+  double size = static_cast<double>(total);
+  if (c.min_samples > 0 && total > c.min_samples) {
+    const double m = static_cast<double>(c.min_samples);
+    size = c.alpha > 0 ? m * (1 + c.beta * (std::pow(total / m, c.alpha) - 1) / c.alpha) : m;
+  }
+  std::uint64_t out = static_cast<std::uint64_t>(size);
+  if (c.max_samples > 0) out = std::min(out, c.max_samples);
+  return std::min(out, total);
+}
+
+SampleStore::SampleStore(WarningSink warn) : warn_(std::move(warn)) {
+  if (!warn_) warn_ = [](const std::string& text) { spdlog::warn("{}", text); };
+}
+
+void SampleStore::add_shards(const std::vector<std::string>& paths) {
+  bool added = false;
+  for (const std::string& path : paths) {
+    if (seen_.count(path)) continue;
+    seen_[path] = true;
+    try {
+      selfplay::ShardHeader header;
+      std::vector<selfplay::Sample> samples = selfplay::read_shard(path, &header);
+      shards_.push_back({header.model_version, path, std::move(samples)});
+      added = true;
+    } catch (const std::exception& e) {
+      bad_.push_back(path);
+      warn_(std::string("skipping shard: ") + e.what());
+    }
+  }
+  if (added) reindex();
+}
+
+void SampleStore::reindex() {
+  std::stable_sort(shards_.begin(), shards_.end(), [](const Shard& a, const Shard& b) {
+    return a.model_version != b.model_version ? a.model_version < b.model_version : a.path < b.path;
+  });
+  starts_.clear();
+  total_ = 0;
+  for (const Shard& s : shards_) {
+    starts_.push_back(total_);
+    total_ += s.samples.size();
+  }
+}
+
+const selfplay::Sample& SampleStore::at(std::uint64_t i) const {
+  if (i >= total_) throw std::out_of_range("sample index out of range");
+  const auto it = std::upper_bound(starts_.begin(), starts_.end(), i);
+  const std::size_t shard = static_cast<std::size_t>(it - starts_.begin()) - 1;
+  return shards_[shard].samples[i - starts_[shard]];
+}
+
+BatchSampler::BatchSampler(std::uint64_t seed, int batch_size, bool symmetries)
+    : seed_(seed), batch_size_(batch_size), symmetries_(symmetries) {
+  if (batch_size < 1) throw std::invalid_argument("batch size must be at least 1");
+}
+
+void write_sample(const selfplay::Sample& sample, BatchData& out, int row) {
+  selfplay::unpack_planes(sample, std::span<float, nn::kInputSize>(out.planes.data() + std::size_t(row) * nn::kInputSize,
+                                                                  nn::kInputSize));
+  float* policy = out.policy.data() + std::size_t(row) * nn::kPolicySize;
+  std::fill(policy, policy + nn::kPolicySize, 0.0f);
+  for (const selfplay::PolicyTarget& t : sample.policy) policy[t.slot] += t.probability;
+  float* wdl = out.wdl.data() + std::size_t(row) * 3;
+  wdl[0] = sample.result > 0;
+  wdl[1] = sample.result == 0;
+  wdl[2] = sample.result < 0;
+  out.moves_left[row] = sample.plies_to_end;
+}
+
+void BatchSampler::fill(const SampleStore& store, std::uint64_t begin, std::uint64_t end,
+                        std::uint64_t batch_number, BatchData& out) {
+  if (end > store.total() || begin >= end) throw std::invalid_argument("the training window is empty");
+  const std::uint64_t size = end - begin;
+  out.size = batch_size_;
+  out.planes.resize(std::size_t(batch_size_) * nn::kInputSize);
+  out.policy.resize(std::size_t(batch_size_) * nn::kPolicySize);
+  out.wdl.resize(std::size_t(batch_size_) * 3);
+  out.moves_left.resize(batch_size_);
+  for (int row = 0; row < batch_size_; ++row) {
+    const std::uint64_t position = batch_number * batch_size_ + row;
+    const std::uint64_t pass = position / size;
+    if (pass != perm_pass_ || begin != perm_begin_ || end != perm_end_) {
+      perm_.resize(size);
+      std::iota(perm_.begin(), perm_.end(), 0u);
+      std::mt19937_64 rng(mix(seed_ ^ mix(pass + 1)) ^ mix(begin) ^ mix(mix(end)));
+      std::shuffle(perm_.begin(), perm_.end(), rng);
+      perm_pass_ = pass;
+      perm_begin_ = begin;
+      perm_end_ = end;
+    }
+    const selfplay::Sample& sample = store.at(begin + perm_[position % size]);
+    if (symmetries_) {
+      const auto sym = static_cast<Symmetry>(mix(seed_ ^ mix(position + 0x5151)) % kSymmetryCount);
+      write_sample(sym == Symmetry::kIdentity ? sample : selfplay::transform_sample(sample, sym), out, row);
+    } else {
+      write_sample(sample, out, row);
+    }
+  }
+}
+
+}  // namespace ultima::training

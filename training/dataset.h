@@ -1,0 +1,95 @@
+// The trainer's view of the samples: every readable shard of the run held
+// in memory, newest last; a window over the newest samples whose size grows
+// with the data; and batches drawn from it by a reproducible shuffle, each
+// sample seen through a random one of the 8 board symmetries. No LibTorch.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "nn/encoding.h"
+#include "nn/policy_index.h"
+#include "selfplay/sample.h"
+
+namespace ultima::training {
+
+// The window's size for `total` samples (KataGo's form): all of them up to
+// min_samples, then min_samples * (1 + beta * ((total / min_samples)^alpha
+// - 1) / alpha), at most max_samples (0: no cap), never more than total.
+struct WindowConfig {
+  std::uint64_t min_samples = 20000;
+  double alpha = 0.75;
+  double beta = 0.4;
+  std::uint64_t max_samples = 0;
+};
+std::uint64_t window_size(std::uint64_t total, const WindowConfig& config);
+
+// Warnings (a shard skipped) go here; the default logs with spdlog.
+using WarningSink = std::function<void(const std::string&)>;
+
+class SampleStore {
+ public:
+  explicit SampleStore(WarningSink warn = {});
+  // Reads the shards it has not read yet. A shard that fails its checks is
+  // skipped with a warning naming it and the problem, and never tried again
+  // by this store; its samples are never used. Shards are ordered by the
+  // model version that played them, then by name.
+  void add_shards(const std::vector<std::string>& paths);
+  std::uint64_t total() const { return total_; }
+  int shard_count() const { return static_cast<int>(shards_.size()); }
+  int skipped() const { return static_cast<int>(bad_.size()); }
+  // Sample i of the newest-last order (0 <= i < total()).
+  const selfplay::Sample& at(std::uint64_t i) const;
+
+ private:
+  struct Shard {
+    std::uint64_t model_version;
+    std::string path;
+    std::vector<selfplay::Sample> samples;
+  };
+  void reindex();
+  WarningSink warn_;
+  std::vector<Shard> shards_;
+  std::map<std::string, bool> seen_;
+  std::vector<std::string> bad_;
+  std::vector<std::uint64_t> starts_;  // first global index of each shard
+  std::uint64_t total_ = 0;
+};
+
+// A batch as plain arrays (nn/trainer.h's TrainBatch points into them).
+struct BatchData {
+  int size = 0;
+  std::vector<float> planes;      // size x kInputSize
+  std::vector<float> policy;      // size x kPolicySize
+  std::vector<float> wdl;         // size x 3
+  std::vector<float> moves_left;  // size
+};
+
+// Batches over the window [begin, end) of a store: the window's samples in
+// a shuffled order (a permutation per pass, from the seed and the pass
+// number), batch k taking the next batch_size of them, each through a
+// symmetry drawn from the seed and its place. So batch k is a function of
+// (store contents, window, seed, k): a resumed trainer draws the same
+// batches. `symmetries` false keeps every sample as it is.
+class BatchSampler {
+ public:
+  BatchSampler(std::uint64_t seed, int batch_size, bool symmetries = true);
+  void fill(const SampleStore& store, std::uint64_t begin, std::uint64_t end, std::uint64_t batch_number,
+            BatchData& out);
+
+ private:
+  std::uint64_t seed_;
+  int batch_size_;
+  bool symmetries_;
+  // The permutation of the current pass, for the window it was made for.
+  std::uint64_t perm_begin_ = 0, perm_end_ = 0, perm_pass_ = ~0ULL;
+  std::vector<std::uint32_t> perm_;
+};
+
+// One sample into row `row` of a batch.
+void write_sample(const selfplay::Sample& sample, BatchData& out, int row);
+
+}  // namespace ultima::training

@@ -1,0 +1,288 @@
+#include "training/train.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "nn/model_file.h"
+
+namespace fs = std::filesystem;
+
+namespace ultima::training {
+namespace {
+
+constexpr const char* kCheckpointMagic = "ULTIMA-CKPT";
+constexpr const char* kMetricsHeader =
+    "unix_time,step,lr,loss_total,loss_policy,loss_value,loss_moves_left,samples_per_s,window,total_samples";
+
+struct Checkpoint {
+  std::uint64_t step = 0;
+  std::vector<char> state;
+};
+
+std::string arch_fields(const nn::NetArchitecture& a) {
+  std::ostringstream out;
+  out << a.input_planes << ' ' << a.policy_planes << ' ' << a.blocks << ' ' << a.channels << ' ' << a.se_channels
+      << ' ' << a.value_channels << ' ' << a.value_hidden << ' ' << a.moves_left_channels << ' '
+      << a.moves_left_hidden;
+  return out.str();
+}
+
+Checkpoint read_checkpoint(const std::string& path, const nn::NetArchitecture& arch) {
+  const std::string bytes = selfplay::read_file(path);
+  const std::size_t end = bytes.find("\n\n");
+  if (end == std::string::npos) throw std::runtime_error(path + ": not a checkpoint (no header)");
+  std::istringstream header(bytes.substr(0, end));
+  std::string magic, line;
+  int version = 0;
+  header >> magic >> version;
+  if (magic != kCheckpointMagic) throw std::runtime_error(path + ": not a checkpoint");
+  if (version != 1) throw std::runtime_error(path + ": checkpoint version " + std::to_string(version) + " is unknown");
+  Checkpoint c;
+  std::uint64_t size = 0, checksum = 0;
+  std::string arch_text;
+  std::string key;
+  while (header >> key) {
+    if (key == "step") header >> c.step;
+    else if (key == "bytes") header >> size;
+    else if (key == "checksum") header >> checksum;
+    else if (key == "architecture") { std::getline(header, arch_text); }
+    else throw std::runtime_error(path + ": unknown checkpoint field '" + key + "'");
+  }
+  if (arch_text.size() && arch_text[0] == ' ') arch_text.erase(0, 1);
+  if (arch_text != arch_fields(arch))
+    throw std::runtime_error(path + ": the checkpoint is of another architecture (" + arch_text + ")");
+  if (bytes.size() - end - 2 != size)
+    throw std::runtime_error(path + ": truncated checkpoint (" + std::to_string(bytes.size() - end - 2) + " of " +
+                             std::to_string(size) + " bytes)");
+  c.state.assign(bytes.begin() + static_cast<std::ptrdiff_t>(end + 2), bytes.end());
+  if (nn::fnv1a64(c.state.data(), c.state.size()) != checksum)
+    throw std::runtime_error(path + ": checkpoint checksum mismatch (corrupt file)");
+  return c;
+}
+
+std::vector<std::pair<std::uint64_t, std::string>> list_checkpoints(const selfplay::RunDir& run) {
+  std::vector<std::pair<std::uint64_t, std::string>> out;
+  for (const auto& entry : fs::directory_iterator(run.path("checkpoints"))) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("step-", 0) != 0 || name.size() < 11 || name.substr(name.size() - 5) != ".ckpt") continue;
+    const std::string digits = name.substr(5, name.size() - 10);
+    if (digits.empty() || !std::all_of(digits.begin(), digits.end(), ::isdigit)) continue;
+    out.emplace_back(std::stoull(digits), entry.path().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+void TrainConfig::validate() const {
+  auto fail = [](const std::string& what) { throw std::invalid_argument("training: " + what); };
+  if (batch_size < 1) fail("batch_size must be at least 1");
+  if (optimizer != "sgd" && optimizer != "adamw") fail("optimizer must be sgd or adamw, not '" + optimizer + "'");
+  if (!(lr > 0)) fail("lr must be positive");
+  if (momentum < 0 || momentum >= 1) fail("momentum must be in [0, 1)");
+  if (weight_decay < 0) fail("weight_decay must not be negative");
+  if (warmup_steps < 0) fail("warmup_steps must not be negative");
+  if (lr_schedule != "constant" && lr_schedule != "step" && lr_schedule != "cosine")
+    fail("lr_schedule must be constant, step or cosine, not '" + lr_schedule + "'");
+  if (lr_decay_steps < 1) fail("lr_decay_steps must be at least 1");
+  if (!(lr_decay_factor > 0 && lr_decay_factor <= 1)) fail("lr_decay_factor must be in (0, 1]");
+  if (lr_min < 0) fail("lr_min must not be negative");
+  if (value_weight < 0 || moves_left_weight < 0) fail("loss weights must not be negative");
+  if (window.min_samples < 1) fail("window_min_samples must be at least 1");
+  if (window.alpha < 0 || window.beta < 0) fail("window_alpha and window_beta must not be negative");
+  if (checkpoint_every < 1) fail("checkpoint_every must be at least 1");
+  if (keep_checkpoints < 1) fail("keep_checkpoints must be at least 1");
+  if (log_every < 1) fail("log_every must be at least 1");
+}
+
+float TrainConfig::lr_at(std::uint64_t step) const {
+  if (warmup_steps > 0 && step < static_cast<std::uint64_t>(warmup_steps))
+    return lr * static_cast<float>(step + 1) / static_cast<float>(warmup_steps);
+  const double after = static_cast<double>(step - static_cast<std::uint64_t>(warmup_steps));
+  if (lr_schedule == "step") return lr * std::pow(lr_decay_factor, std::floor(after / lr_decay_steps));
+  if (lr_schedule == "cosine") {
+    if (after >= lr_decay_steps) return lr_min;
+    return lr_min + 0.5f * (lr - lr_min) * static_cast<float>(1 + std::cos(M_PI * after / lr_decay_steps));
+  }
+  return lr;
+}
+
+std::string checkpoint_path(const selfplay::RunDir& run, std::uint64_t step) {
+  char name[64];
+  std::snprintf(name, sizeof name, "checkpoints/step-%09llu.ckpt", static_cast<unsigned long long>(step));
+  return run.path(name);
+}
+
+TrainingRun::TrainingRun(const selfplay::RunDir& run, TrainConfig config, nn::DeviceOptions device)
+    : run_(run), config_(std::move(config)), sampler_(config_.seed, config_.batch_size, config_.symmetries) {
+  config_.validate();
+  const std::string first = run_.model_path(0);
+  const nn::ModelFile model = nn::read_model_file(first);
+  architecture_ = model.header.architecture;
+  nn::TrainerOptions options;
+  options.optimizer = config_.optimizer;
+  options.momentum = config_.momentum;
+  options.weight_decay = config_.weight_decay;
+  options.value_weight = config_.value_weight;
+  options.moves_left_weight = config_.moves_left_weight;
+  options.device = device;
+  trainer_ = nn::Trainer::create(architecture_, model.payload, config_.seed, options);
+  load_latest_checkpoint();
+}
+
+TrainingRun::~TrainingRun() = default;
+
+void TrainingRun::load_latest_checkpoint() {
+  auto checkpoints = list_checkpoints(run_);
+  for (auto it = checkpoints.rbegin(); it != checkpoints.rend(); ++it) {
+    try {
+      Checkpoint c = read_checkpoint(it->second, architecture_);
+      trainer_->restore(c.state);
+      step_ = c.step;
+      spdlog::info("train: resumed from {} (step {})", it->second, step_);
+      break;
+    } catch (const std::exception& e) {
+      spdlog::warn("train: skipping checkpoint: {}", e.what());
+    }
+  }
+  // Rows past the resumed step were made by steps that are done again.
+  const std::string metrics = run_.path("metrics.csv");
+  if (fs::exists(metrics)) {
+    std::istringstream in(selfplay::read_file(metrics));
+    std::string line, kept;
+    bool changed = false;
+    while (std::getline(in, line)) {
+      if (line.empty()) continue;
+      if (line.rfind("unix_time", 0) != 0) {
+        const std::size_t comma = line.find(',');
+        std::uint64_t step = 0;
+        try {
+          step = std::stoull(line.substr(comma + 1));
+        } catch (const std::exception&) {
+          changed = true;
+          continue;
+        }
+        if (step > step_) {
+          changed = true;
+          continue;
+        }
+      }
+      kept += line + "\n";
+    }
+    if (changed) selfplay::write_file_atomically(metrics, kept);
+  }
+}
+
+void TrainingRun::refresh_samples(const std::vector<std::string>& paths) {
+  store_.add_shards(paths.empty() ? run_.shard_paths() : paths);
+}
+
+void TrainingRun::save_checkpoint() {
+  const std::vector<char> state = trainer_->state();
+  std::ostringstream header;
+  header << kCheckpointMagic << " 1\nstep " << step_ << "\nbytes " << state.size() << "\nchecksum "
+         << nn::fnv1a64(state.data(), state.size()) << "\narchitecture " << arch_fields(architecture_) << "\n\n";
+  std::string bytes = header.str();
+  bytes.append(state.begin(), state.end());
+  selfplay::write_file_atomically(checkpoint_path(run_, step_), bytes);
+  auto checkpoints = list_checkpoints(run_);
+  const int extra = static_cast<int>(checkpoints.size()) - config_.keep_checkpoints;
+  for (int i = 0; i < extra; ++i)
+    if (checkpoints[i].first != step_) fs::remove(checkpoints[i].second);
+}
+
+void TrainingRun::append_metrics(const TrainProgress& p) {
+  const std::string path = run_.path("metrics.csv");
+  const bool fresh = !fs::exists(path);
+  std::ofstream out(path, std::ios::app);
+  if (!out) throw std::runtime_error("cannot write " + path);
+  if (fresh) out << kMetricsHeader << "\n";
+  const auto now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  char line[512];
+  std::snprintf(line, sizeof line, "%.0f,%llu,%.6g,%.5f,%.5f,%.5f,%.5f,%.1f,%llu,%llu\n", now,
+                static_cast<unsigned long long>(p.step), p.lr, p.losses.total, p.losses.policy, p.losses.value,
+                p.losses.moves_left, p.samples_per_second, static_cast<unsigned long long>(p.window),
+                static_cast<unsigned long long>(p.total_samples));
+  out << line;
+}
+
+bool TrainingRun::train_until(std::uint64_t target, const std::function<void(const TrainProgress&)>& progress,
+                              const std::atomic<bool>* stop) {
+  if (step_ >= target) return true;
+  if (store_.total() == 0) throw std::runtime_error("train: no samples in " + run_.path("selfplay"));
+  const std::uint64_t total = store_.total();
+  const std::uint64_t window = window_size(total, config_.window);
+  const std::uint64_t begin = total - window;
+  BatchData batch;
+  TrainProgress p;
+  p.target = target;
+  p.window = window;
+  p.total_samples = total;
+  const auto start = std::chrono::steady_clock::now();
+  auto last = start;
+  int steps_since = 0;
+  nn::TrainLosses sum;
+  while (step_ < target) {
+    if (stop && stop->load()) {
+      save_checkpoint();
+      return false;
+    }
+    sampler_.fill(store_, begin, total, step_, batch);
+    nn::TrainBatch b;
+    b.size = batch.size;
+    b.planes = batch.planes.data();
+    b.policy = batch.policy.data();
+    b.wdl = batch.wdl.data();
+    b.moves_left = batch.moves_left.data();
+    const float lr = config_.lr_at(step_);
+    const nn::TrainLosses l = trainer_->step(b, lr);
+    if (!std::isfinite(l.total))
+      throw std::runtime_error("train: the loss is not finite at step " + std::to_string(step_ + 1) +
+                               " (lower lr?)");
+    ++step_;
+    sum.total += l.total;
+    sum.policy += l.policy;
+    sum.value += l.value;
+    sum.moves_left += l.moves_left;
+    ++steps_since;
+    if (step_ % config_.log_every == 0 || step_ == target) {
+      const auto now = std::chrono::steady_clock::now();
+      const double dt = std::chrono::duration<double>(now - last).count();
+      last = now;
+      p.step = step_;
+      p.lr = lr;
+      p.losses = {sum.policy / steps_since, sum.value / steps_since, sum.moves_left / steps_since,
+                  sum.total / steps_since};
+      p.samples_per_second = dt > 0 ? steps_since * config_.batch_size / dt : 0;
+      p.seconds = std::chrono::duration<double>(now - start).count();
+      append_metrics(p);
+      if (progress) progress(p);
+      sum = {};
+      steps_since = 0;
+    }
+    if (step_ % config_.checkpoint_every == 0) save_checkpoint();
+  }
+  save_checkpoint();
+  return true;
+}
+
+std::string TrainingRun::export_model(std::uint64_t version, const std::string& rules) const {
+  nn::ModelHeader header;
+  header.architecture = architecture_;
+  header.rules = rules;
+  header.training_step = step_;
+  const std::string path = run_.model_path(version);
+  nn::write_model_file(path, header, trainer_->payload());
+  return path;
+}
+
+}  // namespace ultima::training

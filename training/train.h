@@ -1,0 +1,99 @@
+// The trainer: steps of nn::Trainer over batches from the run's samples,
+// a learning-rate schedule, checkpoints that resume exactly, metrics.csv,
+// and export of model versions for self-play (see selfplay/run_dir.h).
+//
+// Exact resume: the state after step k is the checkpoint of step k, and the
+// batch of step k+1 is a function of the window and the seed (dataset.h), so
+// a trainer killed at any moment and started again redoes the steps since
+// its last checkpoint and ends with the same weights as one never killed
+// (given the same shards and one LibTorch thread).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "nn/loader.h"
+#include "nn/trainer.h"
+#include "selfplay/run_dir.h"
+#include "training/dataset.h"
+
+namespace ultima::training {
+
+struct TrainConfig {
+  int batch_size = 256;
+  std::string optimizer = "sgd";  // sgd (Nesterov momentum) or adamw
+  float lr = 0.02f;
+  float momentum = 0.9f;
+  float weight_decay = 1e-4f;
+  // lr rises linearly over warmup_steps, then: "constant"; "step" (times
+  // lr_decay_factor every lr_decay_steps); "cosine" (to lr_min at
+  // lr_decay_steps, then lr_min).
+  int warmup_steps = 100;
+  std::string lr_schedule = "constant";
+  std::uint64_t lr_decay_steps = 10000;
+  float lr_decay_factor = 0.3f;
+  float lr_min = 0.0005f;
+  float value_weight = 1.0f;
+  float moves_left_weight = 0.05f;
+  bool symmetries = true;
+  WindowConfig window;
+  int checkpoint_every = 500;  // steps (a checkpoint is also written at the end of each call)
+  int keep_checkpoints = 2;
+  int log_every = 50;          // steps per metrics.csv row and progress line
+  std::uint64_t seed = 1;
+
+  void validate() const;  // throws std::invalid_argument naming the key
+  float lr_at(std::uint64_t step) const;
+};
+
+struct TrainProgress {
+  std::uint64_t step = 0, target = 0;
+  float lr = 0;
+  nn::TrainLosses losses;  // mean over the last log_every steps
+  double samples_per_second = 0;
+  std::uint64_t window = 0, total_samples = 0;
+  double seconds = 0;
+};
+
+// Trains in one run directory. Starts from its newest readable checkpoint,
+// else from model version 0 (which must exist: the loop and `ultima train`
+// create it).
+class TrainingRun {
+ public:
+  TrainingRun(const selfplay::RunDir& run, TrainConfig config, nn::DeviceOptions device);
+  ~TrainingRun();
+  std::uint64_t step() const { return step_; }
+  const TrainConfig& config() const { return config_; }
+  nn::Trainer& trainer() { return *trainer_; }
+  SampleStore& store() { return store_; }
+
+  // Reads new shards (all of the run's, or these paths when given).
+  void refresh_samples(const std::vector<std::string>& paths = {});
+  // Steps until step() == target (or `stop`). Returns false when stopped.
+  // Throws std::runtime_error when there are no samples.
+  bool train_until(std::uint64_t target, const std::function<void(const TrainProgress&)>& progress = {},
+                   const std::atomic<bool>* stop = nullptr);
+  // Writes the current weights as model `version` (atomic). Returns its path.
+  std::string export_model(std::uint64_t version, const std::string& rules) const;
+  void save_checkpoint();
+
+ private:
+  void load_latest_checkpoint();
+  void append_metrics(const TrainProgress& p);
+  selfplay::RunDir run_;
+  TrainConfig config_;
+  nn::NetArchitecture architecture_;
+  std::unique_ptr<nn::Trainer> trainer_;
+  SampleStore store_;
+  BatchSampler sampler_;
+  std::uint64_t step_ = 0;
+};
+
+// Checkpoint files: checkpoints/step-NNNNNNNNN.ckpt, a text header (magic,
+// step, architecture, state size and FNV-1a checksum) and the state blob.
+std::string checkpoint_path(const selfplay::RunDir& run, std::uint64_t step);
+
+}  // namespace ultima::training
