@@ -7,6 +7,7 @@
 
 #include "cli/loop.h"
 #include "commands.h"
+#include "nn/model_file.h"
 
 namespace ultima::cli {
 namespace {
@@ -15,6 +16,7 @@ struct TrainOptions {
   std::string config;
   std::string run_dir = "runs/main";
   std::uint64_t steps = 0;
+  std::uint64_t until = 0;
   bool promote = false;
 };
 
@@ -31,8 +33,8 @@ void run_train_command(const TrainOptions& o) {
   trainer.refresh_samples();
   if (trainer.store().total() == 0)
     throw std::runtime_error("no samples in " + run.path("selfplay") + " (run ultima selfplay first)");
-  const std::uint64_t steps = o.steps ? o.steps : config.train_stage.max_steps;
-  const std::uint64_t target = trainer.step() + steps;
+  const std::uint64_t target =
+      o.until ? o.until : trainer.step() + (o.steps ? o.steps : config.train_stage.max_steps);
   spdlog::info("train: step {} -> {}, {} samples in {} shards ({} skipped)", trainer.step(), target,
                trainer.store().total(), trainer.store().shard_count(), trainer.store().skipped());
   const bool finished = trainer.train_until(
@@ -51,9 +53,16 @@ void run_train_command(const TrainOptions& o) {
     spdlog::info("train: stopped at step {} (checkpoint written); run again to go on", trainer.step());
     return;
   }
-  const std::uint64_t version = run.latest_model().value_or(0) + 1;
-  const std::string path = trainer.export_model(version, config.rules.name());
-  spdlog::info("train: exported model {} ({})", version, path);
+  // A run killed after its export and started again exports nothing new.
+  const std::uint64_t latest = run.latest_model().value_or(0);
+  std::uint64_t version = latest;
+  if (latest > 0 && nn::read_model_header(run.model_path(latest)).training_step == trainer.step()) {
+    spdlog::info("train: model {} already holds step {}", latest, trainer.step());
+  } else {
+    version = latest + 1;
+    const std::string path = trainer.export_model(version, config.rules.name());
+    spdlog::info("train: exported model {} ({})", version, path);
+  }
   if (o.promote) {
     run.set_best_model(version);
     spdlog::info("train: model {} is now the run's best", version);
@@ -69,6 +78,9 @@ void add_train_command(CLI::App& app) {
   cmd->add_option("--run-dir", o->run_dir, "run directory (default runs/main)");
   cmd->add_option("--steps", o->steps, "optimizer steps (default: training.max_steps)")
       ->check(CLI::Range(1, 1000000000));
+  cmd->add_option("--until", o->until, "train until this total step count (a restart after a kill goes on to it)")
+      ->check(CLI::Range(1, 1000000000))
+      ->excludes("--steps");
   cmd->add_flag("--promote", o->promote, "make the exported model the one self-play uses");
   cmd->callback([o] { run_train_command(*o); });
 }
