@@ -189,7 +189,7 @@ SelfPlayStats run_selfplay(const RunDir& run, const SelfPlayConfig& config, cons
 
   auto write = [&](int shard, std::vector<SelfPlayGame>& games) {
     std::sort(games.begin(), games.end(), [](const SelfPlayGame& a, const SelfPlayGame& b) {
-      return a.record.round < b.record.round;
+      return std::stoi(a.record.round) < std::stoi(b.record.round);  // rounds are game numbers: "10" after "9"
     });
     std::vector<Sample> samples;
     std::vector<GameRecord> records;
