@@ -66,10 +66,9 @@ void run_selfplay_command(const SelfPlayOptions& o) {
           const auto now = std::chrono::steady_clock::now();
           if (now - last < std::chrono::seconds(10) && s.games + s.games_skipped < total) return;
           last = now;
-          const int left = total - s.games - s.games_skipped;
           spdlog::info("selfplay {}: {}/{} games, {:.0f} moves/s, {} samples, {} shards, ETA {}", job.tag,
                        s.games + s.games_skipped, total, s.moves_per_second(), s.samples, s.shards,
-                       format_duration(s.games ? s.seconds / s.games * left : -1));
+                       format_duration(s.eta_seconds(total, config.selfplay.max_plies)));
         },
         &stop_requested());
     spdlog::info("selfplay {}: {} games played ({} were there), {} samples, {} shards, {:.0f} moves/s; resigned {}, "

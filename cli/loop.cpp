@@ -148,12 +148,10 @@ MatchOutcome play(const selfplay::RunDir& run, const RunConfig& config, int gene
 
 void write_plot(const selfplay::RunDir& run, const RunConfig& config, const Table& table) {
   PlotSeries elo{"Elo of each generation's model", "#1f77b4", {}, {}};
-  PlotSeries best{"Elo of the best model", "#2ca02c", {}, {}};
   for (const auto& row : table.rows) {
     elo.x.push_back(number(row, "generation"));
     elo.y.push_back(number(row, "elo"));
   }
-  (void)best;
   std::vector<PlotLine> lines;
   for (const std::string& name : config.eval.levels) {
     const Level level = find_level(name);
@@ -162,6 +160,18 @@ void write_plot(const selfplay::RunDir& run, const RunConfig& config, const Tabl
   const std::string svg = svg_line_chart("Elo by generation: " + config.name, "generation",
                                          "Elo (bot ladder: random mover = 0)", {elo}, lines);
   selfplay::write_file_atomically(run.path("elo.svg"), svg);
+
+  // The training curve from metrics.csv.
+  const Table metrics = read_table(run.path("metrics.csv"));
+  PlotSeries policy{"policy loss", "#d62728", {}, {}}, value{"value loss", "#9467bd", {}, {}};
+  for (const auto& row : metrics.rows) {
+    policy.x.push_back(number(row, "step"));
+    policy.y.push_back(number(row, "loss_policy"));
+    value.x.push_back(number(row, "step"));
+    value.y.push_back(number(row, "loss_value"));
+  }
+  selfplay::write_file_atomically(
+      run.path("loss.svg"), svg_line_chart("Training loss: " + config.name, "step", "loss (nats)", {policy, value}, {}));
 }
 
 }  // namespace
@@ -277,10 +287,9 @@ int run_loop(const selfplay::RunDir& run, const RunConfig& config) {
         [&](const selfplay::SelfPlayStats& s, int total) {
           if (since(last_report) < 10 && s.games + s.games_skipped < total) return;
           last_report = Clock::now();
-          const int left = total - s.games - s.games_skipped;
           spdlog::info("gen {} selfplay: {}/{} games, {:.0f} moves/s, {} samples, ETA {}", generation,
                        s.games + s.games_skipped, total, s.moves_per_second(), s.samples,
-                       format_duration(s.games ? s.seconds / s.games * left : NAN));
+                       format_duration(s.eta_seconds(total, config.selfplay.max_plies)));
         },
         &stop_requested());
     job.evaluator.reset();

@@ -58,8 +58,17 @@ std::uint64_t game_seed(std::uint64_t job_seed, const std::string& tag, int game
   return mix(h ^ static_cast<std::uint64_t>(game));
 }
 
+double SelfPlayStats::eta_seconds(int games_total, int max_plies) const {
+  const double rate = moves_per_second();
+  if (rate <= 0) return -1;
+  const double mean_length = games > 0 ? double(finished_moves) / games : max_plies;
+  const double left = std::max(0.0, (games_total - games_skipped) * mean_length - double(moves));
+  return left / rate;
+}
+
 SelfPlayGame play_selfplay_game(const SelfPlayConfig& config, std::shared_ptr<Evaluator> evaluator,
-                                std::uint64_t seed, std::uint32_t index) {
+                                std::uint64_t seed, std::uint32_t index,
+                                std::atomic<std::uint64_t>* moves_played) {
   MctsConfig mcts_config;
   mcts_config.threads = 1;
   mcts_config.batch_size = config.mcts_batch;
@@ -140,6 +149,7 @@ SelfPlayGame play_selfplay_game(const SelfPlayConfig& config, std::shared_ptr<Ev
     const Move move = pick_move(result, temperature_at(config, ply), rng());
     game.record.moves.push_back(move);
     pos.make(move);
+    if (moves_played) moves_played->fetch_add(1, std::memory_order_relaxed);
   }
 
   game.record.result = outcome;
@@ -185,6 +195,9 @@ SelfPlayStats run_selfplay(const RunDir& run, const SelfPlayConfig& config, cons
   std::size_t next = 0;
   std::map<int, std::vector<SelfPlayGame>> pending;  // shard -> games done so far
   std::exception_ptr failure;
+  std::atomic<std::uint64_t> moves_played{0};
+  int running = 0;
+  std::condition_variable finished;
   auto stopped = [&] { return (stop && stop->load()) || failure; };
 
   auto write = [&](int shard, std::vector<SelfPlayGame>& games) {
@@ -216,14 +229,15 @@ SelfPlayStats run_selfplay(const RunDir& run, const SelfPlayConfig& config, cons
         }
         const int shard = game_index / per_shard;
         SelfPlayGame game = play_selfplay_game(config, job.evaluator, game_seed(job.seed, job.tag, game_index),
-                                               static_cast<std::uint32_t>(game_index % per_shard));
+                                               static_cast<std::uint32_t>(game_index % per_shard), &moves_played);
         game.record.event = "ultima selfplay";
         game.record.round = std::to_string(game_index + 1);
         game.record.white = game.record.black = job.player_name;
         std::unique_lock lock(mutex);
         if (stopped()) return;
         stats.games++;
-        stats.moves += game.record.moves.size();
+        stats.finished_moves += game.record.moves.size();
+        stats.moves = moves_played.load();
         stats.samples += game.samples.size();
         stats.playouts += game.playouts;
         stats.white_wins += game.record.result == Outcome::kWhiteWins;
@@ -254,8 +268,27 @@ SelfPlayStats run_selfplay(const RunDir& run, const SelfPlayConfig& config, cons
 
   std::vector<std::thread> threads;
   const int count = std::max(1, std::min<int>(config.parallel_games, static_cast<int>(todo.size())));
-  for (int i = 0; i < count; ++i) threads.emplace_back(worker);
+  running = count;
+  for (int i = 0; i < count; ++i)
+    threads.emplace_back([&] {
+      worker();
+      std::lock_guard lock(mutex);
+      --running;
+      finished.notify_all();
+    });
+  // Progress between finished games: the moves played so far.
+  {
+    std::unique_lock lock(mutex);
+    while (running > 0) {
+      finished.wait_for(lock, std::chrono::seconds(1));
+      if (running == 0 || !progress) continue;
+      stats.moves = moves_played.load();
+      stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      progress(stats, job.games);
+    }
+  }
   for (auto& t : threads) t.join();
+  stats.moves = moves_played.load();
   if (failure) std::rethrow_exception(failure);
   stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return stats;

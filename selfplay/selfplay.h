@@ -81,7 +81,8 @@ struct SelfPlayStats {
   int games = 0;            // played by this call (shards already there not counted)
   int games_skipped = 0;    // already in the run directory
   int shards = 0;           // written by this call
-  std::uint64_t moves = 0;  // plies played
+  std::uint64_t moves = 0;  // plies played, games under way included
+  std::uint64_t finished_moves = 0;  // plies of the finished games
   std::uint64_t samples = 0;
   std::uint64_t playouts = 0;
   int white_wins = 0, black_wins = 0, draws = 0;
@@ -93,6 +94,9 @@ struct SelfPlayStats {
   double seconds = 0;
   double false_resign_rate() const { return would_resign ? double(false_resign) / would_resign : 0; }
   double moves_per_second() const { return seconds > 0 ? moves / seconds : 0; }
+  // Seconds left for `games_total` games, from the move rate and the mean
+  // length of the finished games (max_plies before any has finished).
+  double eta_seconds(int games_total, int max_plies) const;
 };
 
 // One finished game: its samples (full searches only) and its record.
@@ -108,12 +112,16 @@ struct SelfPlayGame {
 };
 
 // Plays one game. `index` numbers it within its shard (Sample::game).
+// `moves_played` (may be null) counts the plies as they are played.
 SelfPlayGame play_selfplay_game(const SelfPlayConfig& config, std::shared_ptr<Evaluator> evaluator,
-                                std::uint64_t seed, std::uint32_t index);
+                                std::uint64_t seed, std::uint32_t index,
+                                std::atomic<std::uint64_t>* moves_played = nullptr);
 
 // The seed of game `game` of a job.
 std::uint64_t game_seed(std::uint64_t job_seed, const std::string& tag, int game);
 
+// Called after every finished game and about once a second in between
+// (one call at a time).
 using SelfPlayProgress = std::function<void(const SelfPlayStats& stats, int games_total)>;
 
 // Plays the job's missing shards. `stop` (may be null) ends it early: games

@@ -11,12 +11,12 @@ trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 "$ultima" loop --config "$configs/tiny.yaml" --run-dir "$work/run" 2> "$work/log" || { cat "$work/log"; fail "loop failed"; }
-grep -q "gen 2 done" "$work/log" || fail "no progress line for generation 2"
+grep -q "gen 3 done" "$work/log" || fail "no progress line for generation 3"
 grep -q "ETA" "$work/log" || fail "no ETA in the progress lines"
 rows=$(($(wc -l < "$work/run/generations.csv") - 1))
-[ "$rows" = 2 ] || fail "generations.csv has $rows rows, not 2"
-for f in config.yaml elo.svg metrics.csv models/best models/model-000000.unn models/model-000001.unn \
-         models/model-000002.unn logs/loop.log; do
+[ "$rows" = 3 ] || fail "generations.csv has $rows rows, not 3"
+for f in config.yaml elo.svg loss.svg metrics.csv models/best models/model-000000.unn models/model-000001.unn \
+         models/model-000003.unn logs/loop.log; do
   [ -s "$work/run/$f" ] || fail "missing $f"
 done
 ls "$work/run/selfplay"/gen0001-*.shard > /dev/null || fail "no shards of generation 1"
@@ -24,17 +24,17 @@ ls "$work/run/games"/gen0002-*.pgn > /dev/null || fail "no game records of gener
 ls "$work/run/games"/eval-gen0002-vs-novice.pgn > /dev/null || fail "no evaluation games vs novice"
 grep -q "<polyline" "$work/run/elo.svg" || fail "elo.svg has no curve"
 elo=$(tail -1 "$work/run/generations.csv" | awk -F, '{ print $NF }')
-[ -n "$elo" ] || fail "generation 2 has no Elo"
+[ -n "$elo" ] || fail "generation 3 has no Elo"
 # Every generation's row names its model, and the metrics reached its last step.
 last_step=$(tail -1 "$work/run/generations.csv" | cut -d, -f6)
 tail -1 "$work/run/metrics.csv" | cut -d, -f2 | grep -qx "$last_step" || fail "metrics.csv does not end at step $last_step"
 
 # Resumed with one more generation: the first two are not redone.
-"$ultima" loop --run-dir "$work/run" --generations 3 2> "$work/log2" || { cat "$work/log2"; fail "resume failed"; }
-grep -q "resuming after generation 2" "$work/log2" || fail "the second run did not resume"
+"$ultima" loop --run-dir "$work/run" --generations 4 2> "$work/log2" || { cat "$work/log2"; fail "resume failed"; }
+grep -q "resuming after generation 3" "$work/log2" || fail "the second run did not resume"
 grep -q "gen 1 selfplay" "$work/log2" && fail "generation 1 was played again"
 rows=$(($(wc -l < "$work/run/generations.csv") - 1))
-[ "$rows" = 3 ] || fail "generations.csv has $rows rows after the resume, not 3"
+[ "$rows" = 4 ] || fail "generations.csv has $rows rows after the resume, not 4"
 
 # Another config on the same directory is refused, naming the problem.
 sed -e 's/^  channels: 16/  channels: 24/' "$configs/tiny.yaml" > "$work/other.yaml"
