@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Installs what the project needs, builds it, and runs the main job.
-# Today that is the rules core's self-check: perft from every preset's start
-# position against the known values, then the perft speed benchmark.
+# Installs what the project needs, builds it, and runs the main job: the
+# self-play / training / evaluation loop on its built-in config
+# (configs/cpu.yaml, at most 100 minutes on a desktop CPU) in runs/main.
+# Run again, it resumes where it stopped. Arguments, when given, replace
+# the loop's (e.g. --config configs/tiny.yaml --run-dir runs/tiny).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,4 +11,8 @@ bash scripts/install-deps.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
 cmake --build build -j "$(nproc)"
 ./build/ultima selfcheck
-./build/ultima bench perft
+if [ $# -gt 0 ]; then
+  ./build/ultima loop "$@"
+else
+  ./build/ultima loop --run-dir runs/main
+fi
