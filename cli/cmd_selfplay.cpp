@@ -45,14 +45,18 @@ void run_selfplay_command(const SelfPlayOptions& o) {
   const RunConfig config = resolve_run_config(run, o.config);
   ensure_first_model(run, config);
   install_stop_handlers();
-  const int per_round = o.games > 0 ? o.games : config.games_per_generation;
+  int per_round = o.games > 0 ? o.games : config.games_per_generation;
+  // Rounds of whole shards, so that a round's last shard is never cut short
+  // and then skipped by the next round's longer job.
+  const int per_shard = config.selfplay.games_per_shard;
+  if (o.watch) per_round = (per_round + per_shard - 1) / per_shard * per_shard;
   do {
     const std::uint64_t version = pick_model(run, o.model);
     selfplay::SelfPlayJob job;
     // One tag per model version: a worker that keeps going extends its job.
     job.tag = o.tag + "-m" + std::to_string(version);
     const auto sequences = run.shard_sequences(job.tag);
-    const int have = sequences.empty() ? 0 : (sequences.back() + 1) * config.selfplay.games_per_shard;
+    const int have = sequences.empty() ? 0 : (sequences.back() + 1) * per_shard;
     job.games = o.watch ? have + per_round : per_round;
     job.model_version = version;
     job.seed = o.seed;
