@@ -72,6 +72,19 @@ expect_error "cannot read openings file" match --player1 random --player2 random
 expect_error "MIN is above MAX" match --player1 random --player2 random --opening-plies 5-2
 expect_error "--games must be at least 1" match --player1 random --player2 random --games 0
 expect_error "elo0 must be below elo1" match --player1 random --player2 random --sprt 5,0
+
+# The self-play / training commands on bad input.
+configs=$(cd "$(dirname "$0")/../configs" && pwd)
+expect_error "config: cannot read $tmp/none.yaml" loop --config "$tmp/none.yaml" --run-dir "$tmp/run"
+printf 'selfplay:\n  parallel_games: many\n' > "$tmp/bad.yaml"
+expect_error "selfplay.parallel_games has a value of the wrong type" loop --config "$tmp/bad.yaml" --run-dir "$tmp/run"
+printf 'training:\n  optimizer: adam\n' > "$tmp/bad.yaml"
+expect_error "optimizer must be sgd or adamw, not 'adam'" loop --config "$tmp/bad.yaml" --run-dir "$tmp/run"
+expect_error "no samples in" train --run-dir "$tmp/run" --config "$configs/tiny.yaml"
+expect_error "the tag may hold letters, digits and _ only" selfplay --run-dir "$tmp/run" --tag "a b"
+expect_error "--model: 'x' is not best, latest or a version number" selfplay --run-dir "$tmp/run" --model x
+head -c 300 "$tmp/run/models/model-000000.unn" > "$tmp/short.unn" && mv "$tmp/short.unn" "$tmp/run/models/model-000000.unn"
+expect_error "model-000000.unn: truncated" selfplay --run-dir "$tmp/run" --games 2
 rm -rf "$tmp"
 
 if [ $failures -eq 0 ]; then echo "cli_test: all passed"; else echo "cli_test: $failures failed"; exit 1; fi
