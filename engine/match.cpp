@@ -11,20 +11,14 @@
 #include <random>
 #include <thread>
 
+#include "hash.h"
 #include "movegen.h"
 #include "notation.h"
 
 namespace ultima {
 namespace {
 
-// splitmix64's finalizer: spreads every input bit over the output.
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-std::uint64_t combine(std::uint64_t h, std::uint64_t v) { return mix(h ^ mix(v)); }
+std::uint64_t combine(std::uint64_t h, std::uint64_t v) { return mix64(h ^ mix64(v)); }
 
 // Domain tags keep the opening and the move seed streams apart.
 constexpr std::uint64_t kOpeningStream = 0x6f70656e696e67ull;

@@ -10,19 +10,13 @@
 #include <stdexcept>
 #include <thread>
 
+#include "engine/hash.h"
 #include "engine/match.h"
 #include "engine/movegen.h"
 #include "nn/policy_index.h"
 
 namespace ultima::selfplay {
 namespace {
-
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
 
 double temperature_at(const SelfPlayConfig& c, int ply) {
   if (c.temperature <= 0) return 0;
@@ -53,9 +47,9 @@ void SelfPlayConfig::validate() const {
 }
 
 std::uint64_t game_seed(std::uint64_t job_seed, const std::string& tag, int game) {
-  std::uint64_t h = mix(job_seed);
-  for (const char c : tag) h = mix(h ^ static_cast<unsigned char>(c));
-  return mix(h ^ static_cast<std::uint64_t>(game));
+  std::uint64_t h = mix64(job_seed);
+  for (const char c : tag) h = mix64(h ^ static_cast<unsigned char>(c));
+  return mix64(h ^ static_cast<std::uint64_t>(game));
 }
 
 double SelfPlayStats::eta_seconds(int games_total, int max_plies) const {

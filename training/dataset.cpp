@@ -8,17 +8,9 @@
 #include <random>
 #include <stdexcept>
 
+#include "engine/hash.h"
+
 namespace ultima::training {
-namespace {
-
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
-}  // namespace
 
 std::uint64_t window_size(std::uint64_t total, const WindowConfig& c) {
   double size = static_cast<double>(total);
@@ -105,7 +97,7 @@ void BatchSampler::fill(const SampleStore& store, std::uint64_t begin, std::uint
     if (pass != perm_pass_ || begin != perm_begin_ || end != perm_end_) {
       perm_.resize(size);
       std::iota(perm_.begin(), perm_.end(), 0u);
-      std::mt19937_64 rng(mix(seed_ ^ mix(pass + 1)) ^ mix(begin) ^ mix(mix(end)));
+      std::mt19937_64 rng(mix64(seed_ ^ mix64(pass + 1)) ^ mix64(begin) ^ mix64(mix64(end)));
       std::shuffle(perm_.begin(), perm_.end(), rng);
       perm_pass_ = pass;
       perm_begin_ = begin;
@@ -113,7 +105,7 @@ void BatchSampler::fill(const SampleStore& store, std::uint64_t begin, std::uint
     }
     const selfplay::Sample& sample = store.at(begin + perm_[position % size]);
     if (symmetries_) {
-      const auto sym = static_cast<Symmetry>(mix(seed_ ^ mix(position + 0x5151)) % kSymmetryCount);
+      const auto sym = static_cast<Symmetry>(mix64(seed_ ^ mix64(position + 0x5151)) % kSymmetryCount);
       write_sample(sym == Symmetry::kIdentity ? sample : selfplay::transform_sample(sample, sym), out, row);
     } else {
       write_sample(sample, out, row);
