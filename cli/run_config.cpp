@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 
 #include "engine/players.h"
 #include "selfplay/run_dir.h"
@@ -64,6 +65,162 @@ class Section {
   std::set<std::string> used_;
 };
 
+// Every key of the file, in the file's order: v.key(name, member) for a
+// key, v.section(name, body) around the keys of a section. `c` is a RunConfig
+// to fill (parse) or a const one to write (to_yaml), so a key is named once.
+template <typename Config, typename Visitor>
+void visit_keys(Config& c, Visitor& v) {
+  v.key("name", c.name);
+  v.key("rules", c.rules);
+  v.key("seed", c.seed);
+  v.section("network", [&] {
+    auto& n = c.network;
+    v.key("blocks", n.blocks);
+    v.key("channels", n.channels);
+    v.key("se_channels", n.se_channels);
+    v.key("value_channels", n.value_channels);
+    v.key("value_hidden", n.value_hidden);
+    v.key("moves_left_channels", n.moves_left_channels);
+    v.key("moves_left_hidden", n.moves_left_hidden);
+  });
+  v.section("inference", [&] {
+    auto& i = c.inference;
+    v.key("device", i.device);
+    v.key("precision", i.precision);
+    v.key("threads", i.threads);
+    v.key("max_batch", i.max_batch);
+    v.key("max_wait_us", i.max_wait_us);
+    v.key("cache_entries", i.cache_entries);
+  });
+  v.section("selfplay", [&] {
+    auto& s = c.selfplay;
+    v.key("games_per_generation", c.games_per_generation);
+    v.key("parallel_games", s.parallel_games);
+    v.key("games_per_shard", s.games_per_shard);
+    v.key("full_playouts", s.full_playouts);
+    v.key("cheap_playouts", s.cheap_playouts);
+    v.key("full_search_share", s.full_search_share);
+    v.key("mcts_batch", s.mcts_batch);
+    v.key("cpuct", s.cpuct);
+    v.key("fpu_reduction", s.fpu_reduction);
+    v.key("noise_alpha", s.noise_alpha);
+    v.key("noise_epsilon", s.noise_epsilon);
+    v.key("temperature", s.temperature);
+    v.key("temperature_end", s.temperature_end);
+    v.key("temperature_halflife", s.temperature_halflife);
+    v.key("policy_target", s.policy_target);
+    v.key("gumbel", s.gumbel);
+    v.key("resign_threshold", s.resign_threshold);
+    v.key("resign_consecutive", s.resign_consecutive);
+    v.key("no_resign_share", s.no_resign_share);
+    v.key("max_plies", s.max_plies);
+  });
+  v.section("training", [&] {
+    auto& t = c.training;
+    v.key("batch_size", t.batch_size);
+    v.key("optimizer", t.optimizer);
+    v.key("lr", t.lr);
+    v.key("momentum", t.momentum);
+    v.key("weight_decay", t.weight_decay);
+    v.key("warmup_steps", t.warmup_steps);
+    v.key("lr_schedule", t.lr_schedule);
+    v.key("lr_decay_steps", t.lr_decay_steps);
+    v.key("lr_decay_factor", t.lr_decay_factor);
+    v.key("lr_min", t.lr_min);
+    v.key("value_weight", t.value_weight);
+    v.key("moves_left_weight", t.moves_left_weight);
+    v.key("symmetries", t.symmetries);
+    v.key("window_min_samples", t.window.min_samples);
+    v.key("window_alpha", t.window.alpha);
+    v.key("window_beta", t.window.beta);
+    v.key("window_max_samples", t.window.max_samples);
+    v.key("checkpoint_every", t.checkpoint_every);
+    v.key("keep_checkpoints", t.keep_checkpoints);
+    v.key("log_every", t.log_every);
+    v.key("train_ratio", c.train_stage.train_ratio);
+    v.key("min_steps", c.train_stage.min_steps);
+    v.key("max_steps", c.train_stage.max_steps);
+    v.key("device", c.train_stage.device);
+    v.key("threads", c.train_stage.threads);
+  });
+  v.section("evaluation", [&] {
+    auto& e = c.eval;
+    v.key("playouts", e.playouts);
+    v.key("mcts_batch", e.mcts_batch);
+    v.key("promotion", e.promotion);
+    v.key("games_vs_best", e.games_vs_best);
+    v.key("gate_score", e.gate_score);
+    v.key("levels", e.levels);
+    v.key("games_per_level", e.games_per_level);
+    v.key("games_vs_initial", e.games_vs_initial);
+    v.key("concurrency", e.concurrency);
+    v.key("max_plies", e.max_plies);
+    v.key("opening_min_plies", e.opening_min_plies);
+    v.key("opening_max_plies", e.opening_max_plies);
+  });
+  v.section("loop", [&] {
+    v.key("generations", c.loop.generations);
+    v.key("max_minutes", c.loop.max_minutes);
+  });
+}
+
+// Reads the keys visit_keys names; after each section's keys, finish()
+// rejects unknown ones and `check(name, section)` validates the section.
+template <typename Check>
+class Reader {
+ public:
+  Reader(Section& top, Check& check, const std::function<void(const std::function<void()>&)>& wrap)
+      : current_(&top), check_(check), wrap_(wrap) {}
+  template <typename T>
+  void key(const char* key, T& value) {
+    current_->get(key, value);
+  }
+  void key(const char* key, std::vector<std::string>& value) { current_->get_list(key, value); }
+  void key(const char* key, Rules& rules) {
+    std::string name = rules.name();
+    current_->get(key, name);
+    wrap_([&] { rules = Rules::parse(name); });
+  }
+  template <typename Body>
+  void section(const char* name, Body&& body) {
+    Section sub = current_->sub(name);
+    Section* outer = current_;
+    current_ = &sub;
+    body();
+    current_ = outer;
+    sub.finish();
+    check_(std::string_view(name), sub);
+  }
+
+ private:
+  Section* current_;
+  Check& check_;
+  const std::function<void(const std::function<void()>&)>& wrap_;
+};
+
+// Writes the keys visit_keys names, in the same layout.
+class Writer {
+ public:
+  explicit Writer(YAML::Emitter& out) : out_(out) {}
+  template <typename T>
+  void key(const char* key, const T& value) {
+    out_ << YAML::Key << key << YAML::Value << value;
+  }
+  void key(const char* key, const std::vector<std::string>& value) {
+    out_ << YAML::Key << key << YAML::Value << YAML::Flow << value;
+  }
+  void key(const char* key, const Rules& rules) { out_ << YAML::Key << key << YAML::Value << rules.name(); }
+  template <typename Body>
+  void section(const char* name, Body&& body) {
+    out_ << YAML::Key << name << YAML::Value << YAML::BeginMap;
+    body();
+    out_ << YAML::EndMap;
+  }
+
+ private:
+  YAML::Emitter& out_;
+};
+
 }  // namespace
 
 RunConfig RunConfig::parse(const std::string& text, const std::string& source) {
@@ -76,7 +233,7 @@ RunConfig RunConfig::parse(const std::string& text, const std::string& source) {
     throw std::invalid_argument("config " + source + ": not valid YAML: " + e.what());
   }
   if (!root || root.IsNull()) throw std::invalid_argument("config " + source + ": empty");
-  auto wrap = [&](const std::function<void()>& f) {
+  const std::function<void(const std::function<void()>&)> wrap = [&](const std::function<void()>& f) {
     try {
       f();
     } catch (const std::invalid_argument& e) {
@@ -84,137 +241,55 @@ RunConfig RunConfig::parse(const std::string& text, const std::string& source) {
       throw std::invalid_argument(what.rfind("config ", 0) == 0 ? what : "config " + source + ": " + what);
     }
   };
+  // The checks of a section, once its keys are read.
+  auto check = [&](std::string_view section, Section& sec) {
+    if (section == "network") {
+      c.network = c.network.completed();
+      wrap([&] { c.network.validate(); });
+    } else if (section == "inference") {
+      if (c.inference.threads < 0) sec.fail_key("threads", "must not be negative");
+      if (c.inference.max_batch < 1) sec.fail_key("max_batch", "must be at least 1");
+      if (c.inference.max_wait_us < 0) sec.fail_key("max_wait_us", "must not be negative");
+    } else if (section == "selfplay") {
+      auto& s = c.selfplay;
+      s.rules = c.rules;
+      if (c.games_per_generation < 1) sec.fail_key("games_per_generation", "must be at least 1");
+      wrap([&] { s.validate(); });
+    } else if (section == "training") {
+      auto& t = c.training;
+      t.seed = c.seed;
+      wrap([&] { t.validate(); });
+      if (!(c.train_stage.train_ratio > 0)) sec.fail_key("train_ratio", "must be positive");
+      if (c.train_stage.max_steps < c.train_stage.min_steps) sec.fail_key("max_steps", "must be at least min_steps");
+      if (c.train_stage.threads < 0) sec.fail_key("threads", "must not be negative");
+    } else if (section == "evaluation") {
+      auto& e = c.eval;
+      if (e.playouts < 1) sec.fail_key("playouts", "must be at least 1");
+      if (e.mcts_batch < 1) sec.fail_key("mcts_batch", "must be at least 1");
+      if (e.promotion != "gating" && e.promotion != "continuous")
+        sec.fail_key("promotion", "must be gating or continuous, not '" + e.promotion + "'");
+      if (e.games_vs_best < 0 || e.games_per_level < 0 || e.games_vs_initial < 0)
+        sec.fail_key("games_vs_best", "and the other game counts must not be negative");
+      if (e.promotion == "gating" && e.games_vs_best < 2)
+        sec.fail_key("games_vs_best", "must be at least 2 for gating");
+      if (!(e.gate_score >= 0 && e.gate_score <= 1)) sec.fail_key("gate_score", "must be in [0, 1]");
+      if (e.concurrency < 1) sec.fail_key("concurrency", "must be at least 1");
+      if (e.max_plies < 1) sec.fail_key("max_plies", "must be at least 1");
+      if (e.opening_min_plies < 0 || e.opening_max_plies < e.opening_min_plies)
+        sec.fail_key("opening_max_plies", "must be at least opening_min_plies (both not negative)");
+      for (const std::string& level : e.levels) {
+        Level l;
+        wrap([&] { l = find_level(level); });
+        if (!l.has_elo) sec.fail_key("levels", "names level '" + level + "', which has no measured elo");
+      }
+    } else if (section == "loop") {
+      if (c.loop.generations < 1) sec.fail_key("generations", "must be at least 1");
+      if (c.loop.max_minutes < 0) sec.fail_key("max_minutes", "must not be negative");
+    }
+  };
   Section top(root, "", c.source);
-  top.get("name", c.name);
-  std::string rules = c.rules.name();
-  top.get("rules", rules);
-  wrap([&] { c.rules = Rules::parse(rules); });
-  top.get("seed", c.seed);
-
-  Section net = top.sub("network");
-  net.get("blocks", c.network.blocks);
-  net.get("channels", c.network.channels);
-  net.get("se_channels", c.network.se_channels);
-  net.get("value_channels", c.network.value_channels);
-  net.get("value_hidden", c.network.value_hidden);
-  net.get("moves_left_channels", c.network.moves_left_channels);
-  net.get("moves_left_hidden", c.network.moves_left_hidden);
-  net.finish();
-  c.network = c.network.completed();
-  wrap([&] { c.network.validate(); });
-
-  Section inf = top.sub("inference");
-  inf.get("device", c.inference.device);
-  inf.get("precision", c.inference.precision);
-  inf.get("threads", c.inference.threads);
-  inf.get("max_batch", c.inference.max_batch);
-  inf.get("max_wait_us", c.inference.max_wait_us);
-  inf.get("cache_entries", c.inference.cache_entries);
-  inf.finish();
-  if (c.inference.threads < 0) inf.fail_key("threads", "must not be negative");
-  if (c.inference.max_batch < 1) inf.fail_key("max_batch", "must be at least 1");
-  if (c.inference.max_wait_us < 0) inf.fail_key("max_wait_us", "must not be negative");
-
-  Section sp = top.sub("selfplay");
-  auto& s = c.selfplay;
-  sp.get("games_per_generation", c.games_per_generation);
-  sp.get("parallel_games", s.parallel_games);
-  sp.get("games_per_shard", s.games_per_shard);
-  sp.get("full_playouts", s.full_playouts);
-  sp.get("cheap_playouts", s.cheap_playouts);
-  sp.get("full_search_share", s.full_search_share);
-  sp.get("mcts_batch", s.mcts_batch);
-  sp.get("cpuct", s.cpuct);
-  sp.get("fpu_reduction", s.fpu_reduction);
-  sp.get("noise_alpha", s.noise_alpha);
-  sp.get("noise_epsilon", s.noise_epsilon);
-  sp.get("temperature", s.temperature);
-  sp.get("temperature_end", s.temperature_end);
-  sp.get("temperature_halflife", s.temperature_halflife);
-  sp.get("policy_target", s.policy_target);
-  sp.get("gumbel", s.gumbel);
-  sp.get("resign_threshold", s.resign_threshold);
-  sp.get("resign_consecutive", s.resign_consecutive);
-  sp.get("no_resign_share", s.no_resign_share);
-  sp.get("max_plies", s.max_plies);
-  sp.finish();
-  s.rules = c.rules;
-  if (c.games_per_generation < 1) sp.fail_key("games_per_generation", "must be at least 1");
-  wrap([&] { s.validate(); });
-
-  Section tr = top.sub("training");
-  auto& t = c.training;
-  tr.get("batch_size", t.batch_size);
-  tr.get("optimizer", t.optimizer);
-  tr.get("lr", t.lr);
-  tr.get("momentum", t.momentum);
-  tr.get("weight_decay", t.weight_decay);
-  tr.get("warmup_steps", t.warmup_steps);
-  tr.get("lr_schedule", t.lr_schedule);
-  tr.get("lr_decay_steps", t.lr_decay_steps);
-  tr.get("lr_decay_factor", t.lr_decay_factor);
-  tr.get("lr_min", t.lr_min);
-  tr.get("value_weight", t.value_weight);
-  tr.get("moves_left_weight", t.moves_left_weight);
-  tr.get("symmetries", t.symmetries);
-  tr.get("window_min_samples", t.window.min_samples);
-  tr.get("window_alpha", t.window.alpha);
-  tr.get("window_beta", t.window.beta);
-  tr.get("window_max_samples", t.window.max_samples);
-  tr.get("checkpoint_every", t.checkpoint_every);
-  tr.get("keep_checkpoints", t.keep_checkpoints);
-  tr.get("log_every", t.log_every);
-  tr.get("train_ratio", c.train_stage.train_ratio);
-  tr.get("min_steps", c.train_stage.min_steps);
-  tr.get("max_steps", c.train_stage.max_steps);
-  tr.get("device", c.train_stage.device);
-  tr.get("threads", c.train_stage.threads);
-  tr.finish();
-  t.seed = c.seed;
-  wrap([&] { t.validate(); });
-  if (!(c.train_stage.train_ratio > 0)) tr.fail_key("train_ratio", "must be positive");
-  if (c.train_stage.max_steps < c.train_stage.min_steps) tr.fail_key("max_steps", "must be at least min_steps");
-  if (c.train_stage.threads < 0) tr.fail_key("threads", "must not be negative");
-
-  Section ev = top.sub("evaluation");
-  auto& e = c.eval;
-  ev.get("playouts", e.playouts);
-  ev.get("mcts_batch", e.mcts_batch);
-  ev.get("promotion", e.promotion);
-  ev.get("games_vs_best", e.games_vs_best);
-  ev.get("gate_score", e.gate_score);
-  ev.get_list("levels", e.levels);
-  ev.get("games_per_level", e.games_per_level);
-  ev.get("games_vs_initial", e.games_vs_initial);
-  ev.get("concurrency", e.concurrency);
-  ev.get("max_plies", e.max_plies);
-  ev.get("opening_min_plies", e.opening_min_plies);
-  ev.get("opening_max_plies", e.opening_max_plies);
-  ev.finish();
-  if (e.playouts < 1) ev.fail_key("playouts", "must be at least 1");
-  if (e.mcts_batch < 1) ev.fail_key("mcts_batch", "must be at least 1");
-  if (e.promotion != "gating" && e.promotion != "continuous")
-    ev.fail_key("promotion", "must be gating or continuous, not '" + e.promotion + "'");
-  if (e.games_vs_best < 0 || e.games_per_level < 0 || e.games_vs_initial < 0)
-    ev.fail_key("games_vs_best", "and the other game counts must not be negative");
-  if (e.promotion == "gating" && e.games_vs_best < 2) ev.fail_key("games_vs_best", "must be at least 2 for gating");
-  if (!(e.gate_score >= 0 && e.gate_score <= 1)) ev.fail_key("gate_score", "must be in [0, 1]");
-  if (e.concurrency < 1) ev.fail_key("concurrency", "must be at least 1");
-  if (e.max_plies < 1) ev.fail_key("max_plies", "must be at least 1");
-  if (e.opening_min_plies < 0 || e.opening_max_plies < e.opening_min_plies)
-    ev.fail_key("opening_max_plies", "must be at least opening_min_plies (both not negative)");
-  for (const std::string& level : e.levels) {
-    Level l;
-    wrap([&] { l = find_level(level); });
-    if (!l.has_elo) ev.fail_key("levels", "names level '" + level + "', which has no measured elo");
-  }
-
-  Section lp = top.sub("loop");
-  lp.get("generations", c.loop.generations);
-  lp.get("max_minutes", c.loop.max_minutes);
-  lp.finish();
-  if (c.loop.generations < 1) lp.fail_key("generations", "must be at least 1");
-  if (c.loop.max_minutes < 0) lp.fail_key("max_minutes", "must not be negative");
+  Reader<decltype(check)> reader(top, check, wrap);
+  visit_keys(c, reader);
   top.finish();
   return c;
 }
@@ -232,95 +307,8 @@ RunConfig RunConfig::load(const std::string& path) {
 std::string RunConfig::to_yaml() const {
   YAML::Emitter out;
   out << YAML::BeginMap;
-  out << YAML::Key << "name" << YAML::Value << name;
-  out << YAML::Key << "rules" << YAML::Value << rules.name();
-  out << YAML::Key << "seed" << YAML::Value << seed;
-  out << YAML::Key << "network" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "blocks" << YAML::Value << network.blocks;
-  out << YAML::Key << "channels" << YAML::Value << network.channels;
-  out << YAML::Key << "se_channels" << YAML::Value << network.se_channels;
-  out << YAML::Key << "value_channels" << YAML::Value << network.value_channels;
-  out << YAML::Key << "value_hidden" << YAML::Value << network.value_hidden;
-  out << YAML::Key << "moves_left_channels" << YAML::Value << network.moves_left_channels;
-  out << YAML::Key << "moves_left_hidden" << YAML::Value << network.moves_left_hidden;
-  out << YAML::EndMap;
-  out << YAML::Key << "inference" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "device" << YAML::Value << inference.device;
-  out << YAML::Key << "precision" << YAML::Value << inference.precision;
-  out << YAML::Key << "threads" << YAML::Value << inference.threads;
-  out << YAML::Key << "max_batch" << YAML::Value << inference.max_batch;
-  out << YAML::Key << "max_wait_us" << YAML::Value << inference.max_wait_us;
-  out << YAML::Key << "cache_entries" << YAML::Value << inference.cache_entries;
-  out << YAML::EndMap;
-  const auto& s = selfplay;
-  out << YAML::Key << "selfplay" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "games_per_generation" << YAML::Value << games_per_generation;
-  out << YAML::Key << "parallel_games" << YAML::Value << s.parallel_games;
-  out << YAML::Key << "games_per_shard" << YAML::Value << s.games_per_shard;
-  out << YAML::Key << "full_playouts" << YAML::Value << s.full_playouts;
-  out << YAML::Key << "cheap_playouts" << YAML::Value << s.cheap_playouts;
-  out << YAML::Key << "full_search_share" << YAML::Value << s.full_search_share;
-  out << YAML::Key << "mcts_batch" << YAML::Value << s.mcts_batch;
-  out << YAML::Key << "cpuct" << YAML::Value << s.cpuct;
-  out << YAML::Key << "fpu_reduction" << YAML::Value << s.fpu_reduction;
-  out << YAML::Key << "noise_alpha" << YAML::Value << s.noise_alpha;
-  out << YAML::Key << "noise_epsilon" << YAML::Value << s.noise_epsilon;
-  out << YAML::Key << "temperature" << YAML::Value << s.temperature;
-  out << YAML::Key << "temperature_end" << YAML::Value << s.temperature_end;
-  out << YAML::Key << "temperature_halflife" << YAML::Value << s.temperature_halflife;
-  out << YAML::Key << "policy_target" << YAML::Value << s.policy_target;
-  out << YAML::Key << "gumbel" << YAML::Value << s.gumbel;
-  out << YAML::Key << "resign_threshold" << YAML::Value << s.resign_threshold;
-  out << YAML::Key << "resign_consecutive" << YAML::Value << s.resign_consecutive;
-  out << YAML::Key << "no_resign_share" << YAML::Value << s.no_resign_share;
-  out << YAML::Key << "max_plies" << YAML::Value << s.max_plies;
-  out << YAML::EndMap;
-  const auto& t = training;
-  out << YAML::Key << "training" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "batch_size" << YAML::Value << t.batch_size;
-  out << YAML::Key << "optimizer" << YAML::Value << t.optimizer;
-  out << YAML::Key << "lr" << YAML::Value << t.lr;
-  out << YAML::Key << "momentum" << YAML::Value << t.momentum;
-  out << YAML::Key << "weight_decay" << YAML::Value << t.weight_decay;
-  out << YAML::Key << "warmup_steps" << YAML::Value << t.warmup_steps;
-  out << YAML::Key << "lr_schedule" << YAML::Value << t.lr_schedule;
-  out << YAML::Key << "lr_decay_steps" << YAML::Value << t.lr_decay_steps;
-  out << YAML::Key << "lr_decay_factor" << YAML::Value << t.lr_decay_factor;
-  out << YAML::Key << "lr_min" << YAML::Value << t.lr_min;
-  out << YAML::Key << "value_weight" << YAML::Value << t.value_weight;
-  out << YAML::Key << "moves_left_weight" << YAML::Value << t.moves_left_weight;
-  out << YAML::Key << "symmetries" << YAML::Value << t.symmetries;
-  out << YAML::Key << "window_min_samples" << YAML::Value << t.window.min_samples;
-  out << YAML::Key << "window_alpha" << YAML::Value << t.window.alpha;
-  out << YAML::Key << "window_beta" << YAML::Value << t.window.beta;
-  out << YAML::Key << "window_max_samples" << YAML::Value << t.window.max_samples;
-  out << YAML::Key << "checkpoint_every" << YAML::Value << t.checkpoint_every;
-  out << YAML::Key << "keep_checkpoints" << YAML::Value << t.keep_checkpoints;
-  out << YAML::Key << "log_every" << YAML::Value << t.log_every;
-  out << YAML::Key << "train_ratio" << YAML::Value << train_stage.train_ratio;
-  out << YAML::Key << "min_steps" << YAML::Value << train_stage.min_steps;
-  out << YAML::Key << "max_steps" << YAML::Value << train_stage.max_steps;
-  out << YAML::Key << "device" << YAML::Value << train_stage.device;
-  out << YAML::Key << "threads" << YAML::Value << train_stage.threads;
-  out << YAML::EndMap;
-  out << YAML::Key << "evaluation" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "playouts" << YAML::Value << eval.playouts;
-  out << YAML::Key << "mcts_batch" << YAML::Value << eval.mcts_batch;
-  out << YAML::Key << "promotion" << YAML::Value << eval.promotion;
-  out << YAML::Key << "games_vs_best" << YAML::Value << eval.games_vs_best;
-  out << YAML::Key << "gate_score" << YAML::Value << eval.gate_score;
-  out << YAML::Key << "levels" << YAML::Value << YAML::Flow << eval.levels;
-  out << YAML::Key << "games_per_level" << YAML::Value << eval.games_per_level;
-  out << YAML::Key << "games_vs_initial" << YAML::Value << eval.games_vs_initial;
-  out << YAML::Key << "concurrency" << YAML::Value << eval.concurrency;
-  out << YAML::Key << "max_plies" << YAML::Value << eval.max_plies;
-  out << YAML::Key << "opening_min_plies" << YAML::Value << eval.opening_min_plies;
-  out << YAML::Key << "opening_max_plies" << YAML::Value << eval.opening_max_plies;
-  out << YAML::EndMap;
-  out << YAML::Key << "loop" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "generations" << YAML::Value << loop.generations;
-  out << YAML::Key << "max_minutes" << YAML::Value << loop.max_minutes;
-  out << YAML::EndMap;
+  Writer writer(out);
+  visit_keys(*this, writer);
   out << YAML::EndMap;
   return std::string(out.c_str()) + "\n";
 }

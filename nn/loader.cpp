@@ -7,10 +7,13 @@
 #include <mutex>
 #include <sys/stat.h>
 
+#include "nn/loader_util.h"
 #include "nn/module_api.h"
 
 namespace ultima::nn {
 namespace {
+
+using detail::ErrorBuffer;
 
 std::string program_directory() {
   std::string buffer(4096, '\0');
@@ -20,17 +23,6 @@ std::string program_directory() {
   const std::size_t slash = buffer.rfind('/');
   return slash == std::string::npos ? "." : buffer.substr(0, slash);
 }
-
-UltimaNnArchitecture to_c(const NetArchitecture& a) {
-  return UltimaNnArchitecture{a.input_planes,   a.policy_planes,       a.blocks,
-                              a.channels,       a.se_channels,         a.value_channels,
-                              a.value_hidden,   a.moves_left_channels, a.moves_left_hidden};
-}
-
-struct ErrorBuffer {
-  char text[1024] = {0};
-  [[noreturn]] void raise(const std::string& what) const { throw NnModuleError(what + ": " + text); }
-};
 
 }  // namespace
 
@@ -91,7 +83,7 @@ namespace {
 UltimaNnNet* create_net(const NetArchitecture& arch, const std::vector<char>* payload, std::uint64_t seed,
                         const DeviceOptions& device, const std::string& what) {
   const UltimaNnApi& api = nn_module();
-  const UltimaNnArchitecture c = to_c(arch);
+  const UltimaNnArchitecture c = detail::to_c(arch);
   const UltimaNnOptions options{device.device.c_str(), device.precision.c_str(), device.threads,
                                 device.interop_threads, seed};
   ErrorBuffer error;
@@ -125,9 +117,7 @@ std::vector<char> Network::payload() const {
   std::uint64_t size = 0;
   ErrorBuffer error;
   if (api.serialize(net_, &data, &size, error.text, sizeof error.text) != 0) error.raise("cannot serialize the network");
-  std::vector<char> out(data, data + size);
-  api.free_buffer(data);
-  return out;
+  return detail::take_buffer(data, size);
 }
 
 void Network::save(const std::string& path, const std::string& rules, std::uint64_t training_step) const {

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "nn/module_api.h"
+#include "nn/module_util.h"
 #include "nn/network.h"
 
 namespace ultima::nn {
@@ -32,24 +33,12 @@ struct UltimaNnNet {
 namespace {
 
 using ultima::nn::NetArchitecture;
-
-void write_error(char* error, size_t size, const std::string& text) {
-  if (!error || size == 0) return;
-  const size_t n = std::min(size - 1, text.size());
-  std::memcpy(error, text.data(), n);
-  error[n] = '\0';
-}
-
-// LibTorch's messages carry a C++ backtrace; keep the first line.
-std::string message_of(const std::exception& e) {
-  std::string text;
-  if (const auto* c10_error = dynamic_cast<const c10::Error*>(&e))
-    text = c10_error->what_without_backtrace();
-  else
-    text = e.what();
-  const size_t eol = text.find('\n');
-  return eol == std::string::npos ? text : text.substr(0, eol);
-}
+using ultima::nn::detail::copy_out;
+using ultima::nn::detail::device_of;
+using ultima::nn::detail::from_c;
+using ultima::nn::detail::guarded;
+using ultima::nn::detail::message_of;
+using ultima::nn::detail::write_error;
 
 // Weight initialization draws from LibTorch's global generator.
 std::mutex& seed_mutex() {
@@ -62,31 +51,8 @@ std::mutex& seed_mutex() {
 void apply_threads(int threads, int interop_threads) {
   static std::mutex m;
   std::lock_guard lock(m);
-  if (interop_threads > 0 && at::get_num_interop_threads() != interop_threads) {
-    try {
-      at::set_num_interop_threads(interop_threads);
-    } catch (const std::exception&) {
-      // Already fixed for this process (only the first setting counts).
-    }
-  }
+  ultima::nn::detail::set_interop_threads(interop_threads);
   if (threads > 0) at::set_num_threads(threads);
-}
-
-NetArchitecture from_c(const UltimaNnArchitecture& c) {
-  NetArchitecture a;
-  a.input_planes = c.input_planes;
-  a.policy_planes = c.policy_planes;
-  a.blocks = c.blocks;
-  a.channels = c.channels;
-  a.se_channels = c.se_channels;
-  a.value_channels = c.value_channels;
-  a.value_hidden = c.value_hidden;
-  a.moves_left_channels = c.moves_left_channels;
-  a.moves_left_hidden = c.moves_left_hidden;
-  if (a.input_planes < 1 || a.policy_planes < 1 || a.blocks < 0 || a.channels < 1 || a.se_channels < 0 ||
-      a.value_channels < 1 || a.value_hidden < 1 || a.moves_left_channels < 0 || a.moves_left_hidden < 1)
-    throw std::invalid_argument("the architecture has a field out of range");
-  return a;
 }
 
 const char* library_version() {
@@ -104,11 +70,7 @@ UltimaNnNet* create(const UltimaNnArchitecture* architecture, const void* payloa
   try {
     auto net = std::make_unique<UltimaNnNet>();
     const NetArchitecture arch = from_c(*architecture);
-    const std::string device_text = options->device ? options->device : "cpu";
-    net->device = torch::Device(device_text);
-    if (net->device.is_cuda() && !torch::cuda::is_available())
-      throw std::runtime_error("device " + device_text + ": this LibTorch (" + TORCH_VERSION +
-                               ") has no CUDA, or no GPU is visible");
+    net->device = device_of(options->device);
     const std::string precision = options->precision ? options->precision : "auto";
     if (precision == "auto" || precision == "fp32") {
       net->dtype = precision == "auto" && net->device.is_cuda() ? torch::kHalf : torch::kFloat;
@@ -152,8 +114,8 @@ void destroy(UltimaNnNet* net) { delete net; }
 int forward(UltimaNnNet* net, int32_t batch, const float* planes, const int32_t* move_offsets,
             const int32_t* move_slots, float* policy_logits, float* wdl_logits, float* moves_left, char* error,
             size_t error_size) {
-  try {
-    if (batch <= 0) return 0;
+  return guarded(error, error_size, [&] {
+    if (batch <= 0) return;
     // OpenMP keeps its thread count per calling thread: set it on each
     // thread that runs passes (a worker thread of the batching evaluator).
     thread_local int threads_applied = -1;
@@ -190,25 +152,14 @@ int forward(UltimaNnNet* net, int32_t batch, const float* planes, const int32_t*
     } else {
       std::fill_n(moves_left, batch, -1.0f);
     }
-    return 0;
-  } catch (const std::exception& e) {
-    write_error(error, error_size, message_of(e));
-    return 1;
-  }
+  });
 }
 
 int serialize(UltimaNnNet* net, char** payload, uint64_t* payload_bytes, char* error, size_t error_size) {
-  try {
+  return guarded(error, error_size, [&] {
     const std::vector<char> bytes = ultima::nn::save_payload(*net->net);
-    *payload = static_cast<char*>(std::malloc(bytes.size() ? bytes.size() : 1));
-    if (!*payload) throw std::bad_alloc();
-    std::memcpy(*payload, bytes.data(), bytes.size());
-    *payload_bytes = bytes.size();
-    return 0;
-  } catch (const std::exception& e) {
-    write_error(error, error_size, message_of(e));
-    return 1;
-  }
+    copy_out(bytes.data(), bytes.size(), payload, payload_bytes);
+  });
 }
 
 void free_buffer(char* buffer) { std::free(buffer); }

@@ -2,28 +2,14 @@
 
 #include <cstdlib>
 
+#include "nn/loader_util.h"
 #include "nn/module_api.h"
 
 namespace ultima::nn {
 namespace {
 
-UltimaNnArchitecture to_c(const NetArchitecture& a) {
-  return UltimaNnArchitecture{a.input_planes,   a.policy_planes,       a.blocks,
-                              a.channels,       a.se_channels,         a.value_channels,
-                              a.value_hidden,   a.moves_left_channels, a.moves_left_hidden};
-}
-
-struct ErrorBuffer {
-  char text[1024] = {0};
-  [[noreturn]] void raise(const std::string& what) const { throw NnModuleError(what + ": " + text); }
-};
-
-// A buffer the module malloc'ed, copied out and released.
-std::vector<char> take_buffer(char* data, std::uint64_t size) {
-  std::vector<char> out(data, data + size);
-  nn_module().free_buffer(data);
-  return out;
-}
+using detail::ErrorBuffer;
+using detail::take_buffer;
 
 TrainLosses to_losses(const double (&values)[4]) { return TrainLosses{values[0], values[1], values[2], values[3]}; }
 
@@ -34,7 +20,7 @@ std::unique_ptr<Trainer> Trainer::create(const NetArchitecture& architecture, co
   const NetArchitecture arch = architecture.completed();
   arch.validate();
   const UltimaNnApi& api = nn_module();
-  const UltimaNnArchitecture c = to_c(arch);
+  const UltimaNnArchitecture c = detail::to_c(arch);
   // Training runs in fp32 whatever options.device.precision says.
   const UltimaNnTrainerOptions o{options.optimizer.c_str(), options.momentum,           options.weight_decay,
                                  options.value_weight,      options.moves_left_weight,  options.device.device.c_str(),

@@ -23,6 +23,7 @@
 #include <string>
 
 #include "nn/module_api.h"
+#include "nn/module_util.h"
 #include "nn/network.h"
 
 namespace {
@@ -49,49 +50,12 @@ struct UltimaNnTrainer {
 namespace ultima::nn {
 namespace {
 
-void write_error(char* error, size_t size, const std::string& text) {
-  if (!error || size == 0) return;
-  const size_t n = std::min(size - 1, text.size());
-  std::memcpy(error, text.data(), n);
-  error[n] = '\0';
-}
-
-// LibTorch's messages carry a C++ backtrace; keep the first line.
-std::string message_of(const std::exception& e) {
-  const auto* c10_error = dynamic_cast<const c10::Error*>(&e);
-  const std::string text = c10_error ? c10_error->what_without_backtrace() : e.what();
-  const size_t eol = text.find('\n');
-  return eol == std::string::npos ? text : text.substr(0, eol);
-}
-
-// Runs `body`, turning an exception into a message and status 1.
-template <typename Body>
-int guarded(char* error, size_t error_size, Body&& body) {
-  try {
-    body();
-    return 0;
-  } catch (const std::exception& e) {
-    write_error(error, error_size, message_of(e));
-    return 1;
-  }
-}
-
-NetArchitecture from_c(const UltimaNnArchitecture& c) {
-  NetArchitecture a;
-  a.input_planes = c.input_planes;
-  a.policy_planes = c.policy_planes;
-  a.blocks = c.blocks;
-  a.channels = c.channels;
-  a.se_channels = c.se_channels;
-  a.value_channels = c.value_channels;
-  a.value_hidden = c.value_hidden;
-  a.moves_left_channels = c.moves_left_channels;
-  a.moves_left_hidden = c.moves_left_hidden;
-  if (a.input_planes < 1 || a.policy_planes < 1 || a.blocks < 0 || a.channels < 1 || a.se_channels < 0 ||
-      a.value_channels < 1 || a.value_hidden < 1 || a.moves_left_channels < 0 || a.moves_left_hidden < 1)
-    throw std::invalid_argument("the architecture has a field out of range");
-  return a;
-}
+using detail::copy_out;
+using detail::device_of;
+using detail::from_c;
+using detail::guarded;
+using detail::message_of;
+using detail::write_error;
 
 std::vector<std::int64_t> architecture_fields(const NetArchitecture& a) {
   return {a.input_planes,   a.policy_planes, a.blocks, a.channels, a.se_channels, a.value_channels, a.value_hidden,
@@ -108,15 +72,7 @@ const char* optimizer_name(OptimizerKind kind) { return kind == OptimizerKind::k
 // every call, as module.cpp's forward() does.
 void apply_threads(const UltimaNnTrainer& t) {
   static std::once_flag interop_once;
-  std::call_once(interop_once, [&] {
-    if (t.options.interop_threads > 0 && at::get_num_interop_threads() != t.options.interop_threads) {
-      try {
-        at::set_num_interop_threads(t.options.interop_threads);
-      } catch (const std::exception&) {
-        // Already fixed for this process (only the first setting counts).
-      }
-    }
-  });
+  std::call_once(interop_once, [&] { detail::set_interop_threads(t.options.interop_threads); });
   thread_local int applied = -1;
   if (t.threads > 0 && applied != t.threads) {
     at::set_num_threads(t.threads);
@@ -191,14 +147,6 @@ void write_losses(const LossTensors& l, double* losses) {
   for (int i = 0; i < 4; ++i) losses[i] = all[i].item<double>();
 }
 
-// Into a malloc'ed buffer for free_buffer.
-void copy_out(const char* data, size_t size, char** buffer, uint64_t* bytes) {
-  *buffer = static_cast<char*>(std::malloc(size ? size : 1));
-  if (!*buffer) throw std::bad_alloc();
-  std::memcpy(*buffer, data, size);
-  *bytes = size;
-}
-
 torch::Tensor state_tag(const UltimaNnTrainer& t) {
   std::vector<std::int64_t> tag{kStateFormat, static_cast<std::int64_t>(t.kind)};
   for (const std::int64_t f : architecture_fields(t.architecture)) tag.push_back(f);
@@ -225,11 +173,7 @@ UltimaNnTrainer* trainer_create(const UltimaNnArchitecture* architecture, const 
     if (!(options->momentum >= 0 && options->momentum < 1))
       throw std::invalid_argument("momentum " + std::to_string(options->momentum) + " is outside [0, 1)");
     if (!(options->weight_decay >= 0)) throw std::invalid_argument("weight decay must not be negative");
-    const std::string device_text = options->device ? options->device : "cpu";
-    t->device = torch::Device(device_text);
-    if (t->device.is_cuda() && !torch::cuda::is_available())
-      throw std::runtime_error("device " + device_text + ": this LibTorch (" + TORCH_VERSION +
-                               ") has no CUDA, or no GPU is visible");
+    t->device = device_of(options->device);
     t->threads = options->threads;
     apply_threads(*t);
     t->net = make_net(t->architecture, seed);

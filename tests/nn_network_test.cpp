@@ -19,6 +19,7 @@
 #include "nn/module_api.h"
 #include "nn/policy_index.h"
 #include "engine/mcts.h"
+#include "nn_test_util.h"
 #include "test_util.h"
 
 namespace ultima {
@@ -26,23 +27,9 @@ namespace {
 
 using namespace ultima::nn;
 
-// The module this build made, unless ULTIMA_NN_MODULE names another.
-const bool kModuleSet = [] {
-  setenv("ULTIMA_NN_MODULE", ULTIMA_NN_TEST_MODULE, 0);
-  return true;
-}();
+NetArchitecture small_architecture() { return test::narrow_architecture(2); }
 
-NetArchitecture small_architecture() {
-  NetArchitecture a;
-  a.blocks = 2;
-  a.channels = 16;
-  a.se_channels = 4;
-  return a;
-}
-
-std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("ultima_nn_" + std::to_string(::getpid()) + "_" + name)).string();
-}
+std::string temp_path(const std::string& name) { return test::temp_path("ultima_nn_", name); }
 
 // Encoded positions with their legal moves' slots.
 struct Batch {

@@ -19,6 +19,7 @@
 #include "nn/loader.h"
 #include "nn/policy_index.h"
 #include "nn/trainer.h"
+#include "nn_test_util.h"
 #include "test_util.h"
 
 namespace ultima {
@@ -26,17 +27,8 @@ namespace {
 
 using namespace ultima::nn;
 
-// The module this build made, unless ULTIMA_NN_MODULE names another.
-const bool kModuleSet = [] {
-  setenv("ULTIMA_NN_MODULE", ULTIMA_NN_TEST_MODULE, 0);
-  return true;
-}();
-
 NetArchitecture tiny_architecture() {
-  NetArchitecture a;
-  a.blocks = 1;
-  a.channels = 16;
-  a.se_channels = 4;
+  NetArchitecture a = test::narrow_architecture(1);
   a.value_channels = 8;
   a.value_hidden = 32;
   a.moves_left_channels = 4;
@@ -96,10 +88,7 @@ std::string error_of(const std::function<void()>& f) {
   return "no error";
 }
 
-std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("ultima_trainer_" + std::to_string(::getpid()) + "_" + name))
-      .string();
-}
+std::string temp_path(const std::string& name) { return test::temp_path("ultima_trainer_", name); }
 
 void expect_fits(const std::string& optimizer, float lr, int steps) {
   const Dataset data(64);
