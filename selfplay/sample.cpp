@@ -85,7 +85,8 @@ class Reader {
 // reader check the same things, so a shard that was written can be read.
 std::string sample_problem(const Sample& s) {
   if (s.result < -1 || s.result > 1) return "result " + std::to_string(s.result) + " outside -1..1";
-  if (s.flags >> kFlagPlanes) return "flags " + std::to_string(s.flags) + " set an unknown bit";
+  if ((s.flags & ~kNoResult) >> kFlagPlanes) return "flags " + std::to_string(s.flags) + " set an unknown bit";
+  if ((s.flags & kNoResult) && s.result != 0) return "a sample without result has result " + std::to_string(s.result);
   if (s.halfmove_clock > 100) return "halfmove clock " + std::to_string(s.halfmove_clock) + " above 100";
   if (s.white_to_move > 1) return "white_to_move " + std::to_string(s.white_to_move) + " is not 0 or 1";
   if (s.policy.size() > static_cast<std::size_t>(nn::kPolicySize))

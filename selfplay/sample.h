@@ -21,7 +21,7 @@
 namespace ultima::selfplay {
 
 // Bumped whenever the sample or shard layout changes; readers reject others.
-constexpr std::uint32_t kShardFormatVersion = 1;
+constexpr std::uint32_t kShardFormatVersion = 2;
 
 struct PolicyTarget {
   std::uint16_t slot = 0;  // nn/policy_index.h
@@ -30,11 +30,16 @@ struct PolicyTarget {
   friend bool operator==(const PolicyTarget&, const PolicyTarget&) = default;
 };
 
+constexpr std::uint8_t kNoResult = 0x80;
+
 struct Sample {
   // nn planes 0..15 (pieces and frozen pieces), one bitboard each: bit s is
   // square s (a1 = 0).
   std::array<std::uint64_t, 16> planes{};
   // Bit i: constant plane 16 + i is 1 (the six rule planes, then "repeated").
+  // Bit 7 (kNoResult): the game was cut at the length limit, so it has no
+  // result: `result` is 0 and `plies_to_end` counts to the cut, and the
+  // trainer leaves both out of the value and moves-left losses.
   std::uint8_t flags = 0;
   std::uint8_t halfmove_clock = 0;  // plane 23 times 100
   std::uint8_t white_to_move = 1;   // not an input (planes are side-relative); for statistics

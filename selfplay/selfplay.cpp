@@ -154,6 +154,7 @@ SelfPlayGame play_selfplay_game(const SelfPlayConfig& config, std::shared_ptr<Ev
                : (outcome == Outcome::kWhiteWins) == white ? 1
                                                            : -1;
     s.plies_to_end = static_cast<std::uint16_t>(length - s.ply);
+    if (game.cut) s.flags |= kNoResult;
   }
   if (would_resign_colour >= 0) {
     game.would_resign = true;

@@ -388,6 +388,30 @@ TEST_F(BatchSamplerTest, WdlIsOneHotFromTheResultAndPolicyRowsSumToOne) {
   }
 }
 
+TEST(WriteSample, AGameWithoutResultGivesNoValueOrMovesLeftTarget) {
+  Sample s;
+  pack_position(Position::start(), s);
+  s.policy = {{7, 1.0f}};
+  s.plies_to_end = 33;
+  BatchData out;
+  out.planes.resize(nn::kInputSize);
+  out.policy.resize(nn::kPolicySize);
+  out.wdl.resize(3);
+  out.moves_left.resize(1);
+  write_sample(s, out, 0);
+  EXPECT_EQ(out.wdl, (std::vector<float>{0, 1, 0}));
+  EXPECT_EQ(out.moves_left[0], 33.0f);
+  s.flags |= kNoResult;
+  write_sample(s, out, 0);
+  EXPECT_EQ(out.wdl, (std::vector<float>{0, 0, 0}));
+  EXPECT_EQ(out.moves_left[0], -1.0f);
+  EXPECT_EQ(out.policy[7], 1.0f);  // the policy target stays
+  // Such a sample with a result is refused by the shard writer.
+  s.result = 1;
+  const std::string path = ::testing::TempDir() + "/no_result.shard";
+  EXPECT_THROW(write_shard(path, ShardHeader{}, {s}), std::runtime_error);
+}
+
 TEST_F(BatchSamplerTest, RejectsAnEmptyOrOutOfRangeWindow) {
   BatchSampler sampler(3, 4);
   BatchData b;
@@ -448,6 +472,8 @@ void check_game(const SelfPlayGame& game, const SelfPlayConfig& config) {
     EXPECT_EQ(s.white_to_move, pos.side_to_move() == kWhite ? 1 : 0);
     const int want = r.result == Outcome::kDraw ? 0 : ((r.result == Outcome::kWhiteWins) == (s.white_to_move == 1) ? 1 : -1);
     EXPECT_EQ(s.result, want) << "ply " << s.ply;
+    // Only a game cut at the length limit lacks a result.
+    EXPECT_EQ((s.flags & kNoResult) != 0, game.cut) << "ply " << s.ply;
     MoveList list;
     generate_legal(pos, list);
     std::set<int> legal;
@@ -461,6 +487,19 @@ void check_game(const SelfPlayGame& game, const SelfPlayConfig& config) {
       sum += t.probability;
     }
     EXPECT_NEAR(sum, 1.0, 1e-4) << "ply " << s.ply;
+  }
+}
+
+TEST(SelfPlayGame, AGameCutAtTheLimitMarksItsSamplesWithoutResult) {
+  SelfPlayConfig config = tiny_selfplay();
+  config.max_plies = 6;
+  config.resign_threshold = 0;
+  const SelfPlayGame game = play_selfplay_game(config, material(), 5, 0);
+  ASSERT_TRUE(game.cut);
+  ASSERT_FALSE(game.samples.empty());
+  for (const Sample& s : game.samples) {
+    EXPECT_TRUE(s.flags & kNoResult);
+    EXPECT_EQ(s.result, 0);
   }
 }
 
@@ -902,7 +941,7 @@ TEST(RunConfig, ShippedConfigsParseAndRoundTrip) {
   EXPECT_EQ(tiny.name, "tiny");
   EXPECT_EQ(tiny.seed, 7u);
   EXPECT_EQ(tiny.selfplay.games_per_shard, 4);
-  EXPECT_EQ(tiny.selfplay.max_plies, 80);
+  EXPECT_EQ(tiny.selfplay.max_plies, 150);
   EXPECT_EQ(tiny.training.seed, 7u);
   EXPECT_EQ(tiny.training.window.min_samples, 1000u);
   EXPECT_EQ(tiny.selfplay.rules.name(), tiny.rules.name());

@@ -76,10 +76,13 @@ void write_sample(const selfplay::Sample& sample, BatchData& out, int row) {
   std::fill(policy, policy + nn::kPolicySize, 0.0f);
   for (const selfplay::PolicyTarget& t : sample.policy) policy[t.slot] += t.probability;
   float* wdl = out.wdl.data() + std::size_t(row) * 3;
-  wdl[0] = sample.result > 0;
-  wdl[1] = sample.result == 0;
-  wdl[2] = sample.result < 0;
-  out.moves_left[row] = sample.plies_to_end;
+  // A game cut at the length limit has no result: no value or moves-left
+  // target (a zero WDL row adds nothing to the cross-entropy).
+  const bool known = !(sample.flags & selfplay::kNoResult);
+  wdl[0] = known && sample.result > 0;
+  wdl[1] = known && sample.result == 0;
+  wdl[2] = known && sample.result < 0;
+  out.moves_left[row] = known ? static_cast<float>(sample.plies_to_end) : -1.0f;
 }
 
 void BatchSampler::fill(const SampleStore& store, std::uint64_t begin, std::uint64_t end,
