@@ -4,6 +4,7 @@
 #include <array>
 #include <thread>
 
+#include "hash.h"
 #include "movegen.h"
 
 namespace ultima {
@@ -12,13 +13,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr int kInfinity = kMateScore + 1;
 constexpr int kDeltaMargin = 200;
-
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
 
 // Mate scores are stored relative to the node, not the root.
 int score_to_tt(int score, int ply) {
@@ -135,7 +129,7 @@ class SearchThread {
   int evaluate_here() {
     int score = evaluate(pos_, owner_.weights_);
     if (owner_.noise_cp_ > 0) {
-      const std::uint64_t r = mix(pos_.key() ^ owner_.noise_seed_);
+      const std::uint64_t r = mix64(pos_.key() ^ owner_.noise_seed_);
       score += static_cast<int>(r % (2 * owner_.noise_cp_ + 1)) - owner_.noise_cp_;
     }
     return std::clamp(score, -kMateBound + 1, kMateBound - 1);
