@@ -140,7 +140,12 @@ SelfPlayGame play_selfplay_game(const SelfPlayConfig& config, std::shared_ptr<Ev
         if (would_resign_colour < 0) would_resign_colour = colour;
       }
     }
-    const Move move = pick_move(result, temperature_at(config, ply), rng());
+    // A Gumbel root's choice is already a sample (Gumbel-top-k over the
+    // policy, then sequential halving on the values); otherwise sample the
+    // visits with the temperature.
+    const Move move = config.gumbel && !result.gumbel_choice.is_null()
+                          ? result.gumbel_choice
+                          : pick_move(result, temperature_at(config, ply), rng());
     game.record.moves.push_back(move);
     pos.make(move);
     if (moves_played) moves_played->fetch_add(1, std::memory_order_relaxed);

@@ -55,6 +55,9 @@ struct SelfPlayConfig {
   // "visits" (the full search's visit shares) or "gumbel" (the improved
   // policy of a Gumbel root; needs gumbel = true).
   std::string policy_target = "visits";
+  // A Gumbel root (Danihelka et al. 2022): the move played is its choice
+  // (a sample from the policy sharpened by the search's values), so the
+  // temperature keys are not used.
   bool gumbel = false;
   // Resignation: when the side to move's search value (win - loss) stays
   // below -resign_threshold for resign_consecutive of its own moves
