@@ -503,6 +503,26 @@ TEST(SelfPlayGame, AGameCutAtTheLimitMarksItsSamplesWithoutResult) {
   }
 }
 
+TEST(SelfPlayGame, AGumbelRootPlaysItsChoiceAndTargetsTheImprovedPolicy) {
+  SelfPlayConfig config = tiny_selfplay();
+  config.gumbel = true;
+  config.policy_target = "gumbel";
+  config.full_playouts = 16;
+  const SelfPlayGame a = play_selfplay_game(config, material(), 9, 0);
+  check_game(a, config);  // legal slots, targets summing to 1, results
+  ASSERT_FALSE(a.samples.empty());
+  // Improved-policy targets cover every legal move (visit targets only the
+  // visited ones).
+  bool wider = false;
+  for (const Sample& s : a.samples) wider = wider || s.policy.size() > 16;
+  EXPECT_TRUE(wider);
+  const SelfPlayGame b = play_selfplay_game(config, material(), 9, 0);
+  EXPECT_EQ(a.record.moves, b.record.moves);
+  EXPECT_EQ(a.samples, b.samples);
+  config.gumbel = false;  // the improved policy needs a Gumbel root
+  EXPECT_THROW(config.validate(), std::invalid_argument);
+}
+
 TEST(SelfPlayGame, SamplesAgreeWithTheGameRecord) {
   const SelfPlayConfig config = tiny_selfplay();
   int samples = 0;
