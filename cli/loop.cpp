@@ -111,6 +111,9 @@ PlayerFactory mcts_factory(std::shared_ptr<Evaluator> evaluator, const EvalConfi
   return [evaluator, eval]() -> std::unique_ptr<Player> {
     MctsConfig config;
     config.batch_size = eval.mcts_batch;
+    config.gumbel = eval.gumbel;
+    config.gumbel_noise_scale = 0;  // deterministic: the strongest move, not a sample
+    config.gumbel_planned_playouts = eval.playouts;
     config.info_interval_ms = 1 << 30;
     MctsLimits limits;
     limits.playouts = eval.playouts;

@@ -147,6 +147,7 @@ void visit_keys(Config& c, Visitor& v) {
     auto& e = c.eval;
     v.key("playouts", e.playouts);
     v.key("mcts_batch", e.mcts_batch);
+    v.key("gumbel", e.gumbel);
     v.key("promotion", e.promotion);
     v.key("games_vs_best", e.games_vs_best);
     v.key("gate_score", e.gate_score);
