@@ -110,6 +110,7 @@ void visit_keys(Config& c, Visitor& v) {
     v.key("temperature_halflife", s.temperature_halflife);
     v.key("policy_target", s.policy_target);
     v.key("gumbel", s.gumbel);
+    v.key("gumbel_rescale_q", s.gumbel_rescale_q);
     v.key("resign_threshold", s.resign_threshold);
     v.key("resign_consecutive", s.resign_consecutive);
     v.key("no_resign_share", s.no_resign_share);
@@ -148,6 +149,7 @@ void visit_keys(Config& c, Visitor& v) {
     v.key("playouts", e.playouts);
     v.key("mcts_batch", e.mcts_batch);
     v.key("gumbel", e.gumbel);
+    v.key("gumbel_rescale_q", e.gumbel_rescale_q);
     v.key("promotion", e.promotion);
     v.key("games_vs_best", e.games_vs_best);
     v.key("gate_score", e.gate_score);

@@ -41,6 +41,7 @@ struct EvalConfig {
   std::uint64_t playouts = 64;  // MCTS playouts per move for every network player
   int mcts_batch = 8;
   bool gumbel = false;               // a Gumbel root (no noise: deterministic top-k) in place of PUCT
+  bool gumbel_rescale_q = true;      // as selfplay.gumbel_rescale_q
   std::string promotion = "gating";  // gating or continuous
   int games_vs_best = 20;
   double gate_score = 0.55;          // gating: promoted when it scores at least this

@@ -71,6 +71,7 @@ SelfPlayGame play_selfplay_game(const SelfPlayConfig& config, std::shared_ptr<Ev
   mcts_config.fpu_reduction_root = config.fpu_reduction;
   mcts_config.noise_alpha = config.noise_alpha;
   mcts_config.gumbel = config.gumbel;
+  mcts_config.gumbel_rescale_q = config.gumbel_rescale_q;
   mcts_config.info_interval_ms = 1 << 30;
   Mcts mcts(std::move(evaluator), mcts_config);
 

@@ -59,6 +59,10 @@ struct SelfPlayConfig {
   // (a sample from the policy sharpened by the search's values), so the
   // temperature keys are not used.
   bool gumbel = false;
+  // Min-max normalize Q over the root's moves before sigma (MctsConfig);
+  // false maps Q from [-1, 1], so a near-flat value head cannot swing the
+  // choice on noise.
+  bool gumbel_rescale_q = true;
   // Resignation: when the side to move's search value (win - loss) stays
   // below -resign_threshold for resign_consecutive of its own moves
   // (0 threshold: never). A share of games never resigns.
