@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/bench_inputs.h"
 #include "commands.h"
 #include "engine/movegen.h"
 #include "engine/rules.h"
@@ -17,20 +18,6 @@
 #include "nn/policy_index.h"
 
 namespace ultima::cli {
-namespace {
-
-struct BenchNnOptions {
-  nn::NnConfig config;
-  std::vector<int> batches{1, 8, 32, 64, 128};
-  double seconds = 1.0;
-};
-
-// Positions from seeded random games (mixed phases), encoded once.
-struct BenchInputs {
-  std::vector<float> planes;
-  std::vector<std::int32_t> offsets{0};
-  std::vector<std::int32_t> slots;
-};
 
 BenchInputs make_inputs(int count) {
   BenchInputs in;
@@ -54,6 +41,14 @@ BenchInputs make_inputs(int count) {
   }
   return in;
 }
+
+namespace {
+
+struct BenchNnOptions {
+  nn::NnConfig config;
+  std::vector<int> batches{1, 8, 32, 64, 128};
+  double seconds = 1.0;
+};
 
 void bench_nn(const BenchNnOptions& options) {
   if (options.batches.empty()) throw std::invalid_argument("--batches: no batch sizes");

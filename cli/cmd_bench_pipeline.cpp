@@ -14,6 +14,7 @@
 #include <random>
 #include <string>
 
+#include "cli/bench_inputs.h"
 #include "commands.h"
 #include "engine/movegen.h"
 #include "nn/loader.h"
@@ -109,26 +110,9 @@ void bench_selfplay(const BenchSelfPlayOptions& o) {
 
   // The raw network at that batch size, on positions of the games played.
   const int batch = std::max(1, static_cast<int>(std::lround(bs.mean_batch())));
-  std::vector<float> planes;
-  std::vector<std::int32_t> offsets{0}, slots;
-  std::mt19937_64 rng(7);
-  while (static_cast<int>(offsets.size()) <= batch) {
-    Position pos = Position::start();
-    for (int i = 0, n = static_cast<int>(rng() % 60); i < n && !game_status(pos).over(); ++i) {
-      MoveList list;
-      generate_legal(pos, list);
-      pos.make(list[static_cast<int>(rng() % list.size())]);
-    }
-    if (game_status(pos).over()) continue;
-    const auto p = nn::encode_position(pos);
-    planes.insert(planes.end(), p.begin(), p.end());
-    MoveList list;
-    generate_legal(pos, list);
-    for (const Move& m : list) slots.push_back(nn::policy_index(m));
-    offsets.push_back(static_cast<std::int32_t>(slots.size()));
-  }
-  std::vector<float> logits(slots.size()), wdl(static_cast<std::size_t>(batch) * 3), ml(batch);
-  const nn::ForwardBatch fb{batch, planes.data(), offsets.data(), slots.data()};
+  const BenchInputs in = make_inputs(batch);
+  std::vector<float> logits(in.slots.size()), wdl(static_cast<std::size_t>(batch) * 3), ml(batch);
+  const nn::ForwardBatch fb{batch, in.planes.data(), in.offsets.data(), in.slots.data()};
   const nn::ForwardOutput fo{logits.data(), wdl.data(), ml.data()};
   nn::NetworkBackend& net = evaluator->backend();
   net.forward(fb, fo);

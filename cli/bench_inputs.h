@@ -1,0 +1,18 @@
+// Network inputs for the benchmarks: positions from seeded random games
+// (mixed phases), encoded once, with their legal moves' policy slots.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace ultima::cli {
+
+struct BenchInputs {
+  std::vector<float> planes;               // count x kInputSize
+  std::vector<std::int32_t> offsets{0};    // count + 1
+  std::vector<std::int32_t> slots;
+};
+
+BenchInputs make_inputs(int count);
+
+}  // namespace ultima::cli
