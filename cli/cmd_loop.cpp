@@ -34,7 +34,7 @@ void run_loop_command(const LoopOptions& o) {
   install_stop_handlers();
   spdlog::info("loop: run directory {}, config {} ({}), {} generations{}", run.root(), config.source, config.name,
                config.loop.generations,
-               config.loop.max_minutes > 0 ? ", at most " + std::to_string(config.loop.max_minutes) + " min" : "");
+               config.loop.max_minutes > 0 ? fmt::format(", at most {:g} min", config.loop.max_minutes) : "");
   const int done = run_loop(run, config);
   spdlog::info("loop: {} generations done; table {}, plot {}", done, run.path("generations.csv"),
                run.path("elo.svg"));

@@ -249,7 +249,7 @@ int run_loop(const selfplay::RunDir& run, const RunConfig& config) {
   Table table = read_table(table_path);
   if (table.columns.empty()) {
     table.columns = {"generation", "elapsed_min", "model", "best", "promoted", "train_step", "total_samples",
-                     "window", "games", "samples", "selfplay_moves_per_s", "train_samples_per_s", "loss_policy",
+                     "window", "games", "samples", "decisive_share", "adjudicated_share", "selfplay_moves_per_s", "train_samples_per_s", "loss_policy",
                      "loss_value", "resigned_share", "false_resign_rate", "score_vs_best", "score_vs_initial"};
     for (const std::string& level : config.eval.levels) table.columns.push_back("score_vs_" + level);
     table.columns.push_back("elo");
@@ -299,10 +299,10 @@ int run_loop(const selfplay::RunDir& run, const RunConfig& config) {
     job.evaluator.reset();
     if (stop_requested()) break;
     if (sp.games)
-      spdlog::info("gen {} selfplay done: {} games in {} ({:.0f} moves/s), W/D/L {}/{}/{}, {} resigned, false "
-                   "resignations {}/{}",
+      spdlog::info("gen {} selfplay done: {} games in {} ({:.0f} moves/s), W/D/L {}/{}/{}, {} cut at max plies, {} adjudicated, "
+                   "{} resigned, false resignations {}/{}",
                    generation, sp.games, format_duration(sp.seconds), sp.moves_per_second(), sp.white_wins, sp.draws,
-                   sp.black_wins, sp.resigned, sp.false_resign, sp.would_resign);
+                   sp.black_wins, sp.max_plies, sp.adjudicated, sp.resigned, sp.false_resign, sp.would_resign);
 
     // Training: steps in proportion to the new samples.
     std::uint64_t new_samples = 0;
@@ -348,7 +348,7 @@ int run_loop(const selfplay::RunDir& run, const RunConfig& config) {
       const Level level = find_level(name);
       const MatchOutcome r = play(run, config, generation, name, candidate_player,
                                   [name] { return make_player(name); }, config.eval.games_per_level);
-      row["score_vs_" + name] = fixed(r.score, 3);
+      row["score_vs_" + name] = r.wdl.games() ? fixed(r.score, 3) : std::string();
       rated.push_back({static_cast<double>(level.elo), r.wdl.wins + 0.5 * r.wdl.draws, r.wdl.games()});
     }
     if (stop_requested()) break;
@@ -367,14 +367,21 @@ int run_loop(const selfplay::RunDir& run, const RunConfig& config) {
     row["window"] = std::to_string(training::window_size(trainer.store().total(), config.training.window));
     row["games"] = std::to_string(config.games_per_generation);
     row["samples"] = std::to_string(new_samples);
+    row["decisive_share"] = sp.games ? fixed(double(sp.white_wins + sp.black_wins) / sp.games, 3) : "";
+    row["adjudicated_share"] = sp.games ? fixed(double(sp.adjudicated) / sp.games, 3) : "";
     row["selfplay_moves_per_s"] = sp.games ? fixed(sp.moves_per_second(), 1) : "";
     row["train_samples_per_s"] = fixed(last_progress.samples_per_second, 1);
     row["loss_policy"] = last_progress.step ? fixed(last_progress.losses.policy, 4) : "";
     row["loss_value"] = last_progress.step ? fixed(last_progress.losses.value, 4) : "";
     row["resigned_share"] = sp.games ? fixed(double(sp.resigned) / sp.games, 3) : "";
     row["false_resign_rate"] = sp.would_resign ? fixed(sp.false_resign_rate(), 3) : "";
-    row["score_vs_best"] = fixed(vs_best.score, 3);
-    row["score_vs_initial"] = fixed(vs_initial.score, 3);
+    // An empty cell (and "-" in the log) where no games were played.
+    const auto score_cell = [](const MatchOutcome& r) { return r.wdl.games() ? fixed(r.score, 3) : std::string(); };
+    const auto score_text = [](const MatchOutcome& r) {
+      return r.wdl.games() ? fixed(100 * r.score, 1) + "%" : std::string("-");
+    };
+    row["score_vs_best"] = score_cell(vs_best);
+    row["score_vs_initial"] = score_cell(vs_initial);
     row["elo"] = fixed(elo, 1);
     table.rows.push_back(row);
     write_table(table_path, table);
@@ -385,10 +392,10 @@ int run_loop(const selfplay::RunDir& run, const RunConfig& config) {
     double eta = remaining * mean;
     if (config.loop.max_minutes > 0)
       eta = std::min(eta, config.loop.max_minutes * 60 - (elapsed_before + since(session_start)));
-    spdlog::info("gen {} done in {}: model {} {} (vs best {:.1f}%, vs initial {:.1f}%), Elo {}, step {}; {} "
+    spdlog::info("gen {} done in {}: model {} {} (vs best {}, vs initial {}), Elo {}, step {}; {} "
                  "generations left, ETA {}",
                  generation, format_duration(gen_seconds), candidate, promoted ? "promoted" : "not promoted",
-                 100 * vs_best.score, 100 * vs_initial.score, fixed(elo, 0), train_step, remaining,
+                 score_text(vs_best), score_text(vs_initial), fixed(elo, 0), train_step, remaining,
                  format_duration(std::max(0.0, eta)));
     ++done;
   }

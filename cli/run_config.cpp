@@ -115,6 +115,7 @@ void visit_keys(Config& c, Visitor& v) {
     v.key("resign_consecutive", s.resign_consecutive);
     v.key("no_resign_share", s.no_resign_share);
     v.key("max_plies", s.max_plies);
+    v.key("adjudicate_cp", s.adjudicate_cp);
   });
   v.section("training", [&] {
     auto& t = c.training;

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "engine/evaluate.h"
 #include "engine/hash.h"
 #include "engine/match.h"
 #include "engine/movegen.h"
@@ -44,12 +45,24 @@ void SelfPlayConfig::validate() const {
   if (resign_consecutive < 1) fail("resign_consecutive must be at least 1");
   if (no_resign_share < 0 || no_resign_share > 1) fail("no_resign_share must be in [0, 1]");
   if (max_plies < 1 || max_plies > 65535) fail("max_plies must be in 1..65535");
+  if (adjudicate_cp < 0) fail("adjudicate_cp must not be negative");
 }
 
 std::uint64_t game_seed(std::uint64_t job_seed, const std::string& tag, int game) {
   std::uint64_t h = mix64(job_seed);
   for (const char c : tag) h = mix64(h ^ static_cast<unsigned char>(c));
   return mix64(h ^ static_cast<std::uint64_t>(game));
+}
+
+int material_lead(const Position& pos) {
+  static const EvalWeights weights;
+  int lead = 0;
+  for (int k = 0; k < kKindCount; ++k) {
+    if (k == kKing) continue;
+    const Kind kind = static_cast<Kind>(k);
+    lead += weights.value[k] * (popcount(pos.pieces(kWhite, kind)) - popcount(pos.pieces(kBlack, kind)));
+  }
+  return lead;
 }
 
 double SelfPlayStats::eta_seconds(int games_total, int max_plies) const {
@@ -93,9 +106,16 @@ SelfPlayGame play_selfplay_game(const SelfPlayConfig& config, std::shared_ptr<Ev
       break;
     }
     if (ply >= config.max_plies) {
-      outcome = Outcome::kDraw;
-      game.record.termination = kMaxPliesTermination;
-      game.cut = true;
+      const int lead = material_lead(pos);
+      if (config.adjudicate_cp > 0 && std::abs(lead) >= config.adjudicate_cp) {
+        outcome = lead > 0 ? Outcome::kWhiteWins : Outcome::kBlackWins;
+        game.record.termination = kMaterialAdjudication;
+        game.adjudicated = true;
+      } else {
+        outcome = Outcome::kDraw;
+        game.record.termination = kMaxPliesTermination;
+        game.cut = true;
+      }
       break;
     }
     const bool full = uniform(rng) < config.full_search_share;
@@ -246,6 +266,7 @@ SelfPlayStats run_selfplay(const RunDir& run, const SelfPlayConfig& config, cons
         stats.draws += game.record.result == Outcome::kDraw;
         stats.resigned += game.resigned;
         stats.max_plies += game.cut;
+        stats.adjudicated += game.adjudicated;
         stats.no_resign_games += game.no_resign;
         stats.would_resign += game.would_resign;
         stats.false_resign += game.false_resign;

@@ -26,11 +26,19 @@
 #include "engine/evaluator.h"
 #include "engine/mcts.h"
 #include "engine/pgn.h"
+#include "engine/position.h"
 #include "engine/rules.h"
 #include "selfplay/run_dir.h"
 #include "selfplay/sample.h"
 
 namespace ultima::selfplay {
+
+// The termination of a game adjudicated on material.
+inline constexpr const char* kMaterialAdjudication = "material adjudication";
+
+// White's material minus Black's in centipawns (the evaluation's default
+// piece values, kings not counted, frozen pieces at full value).
+int material_lead(const Position& pos);
 
 struct SelfPlayConfig {
   Rules rules;
@@ -70,6 +78,12 @@ struct SelfPlayConfig {
   int resign_consecutive = 3;
   double no_resign_share = 0.2;
   int max_plies = 300;  // then the game is a draw ("max plies")
+  // Adjudication at max_plies (0: off): a side whose material (the
+  // evaluation's piece values, kings not counted) leads by at least this
+  // many centipawns is scored the winner ("material adjudication"), as
+  // match managers adjudicate long engine games; below it the game is cut
+  // and its samples carry no result.
+  int adjudicate_cp = 0;
 
   // Throws std::invalid_argument naming the first bad value.
   void validate() const;
@@ -94,7 +108,8 @@ struct SelfPlayStats {
   std::uint64_t playouts = 0;
   int white_wins = 0, black_wins = 0, draws = 0;
   int resigned = 0;         // games ended by resignation
-  int max_plies = 0;        // games cut at max_plies
+  int max_plies = 0;        // games cut at max_plies without a result
+  int adjudicated = 0;      // games at max_plies given to the side ahead in material
   int no_resign_games = 0;
   int would_resign = 0;     // no-resign games where a side reached the threshold
   int false_resign = 0;     // ... and then did not lose
@@ -112,7 +127,8 @@ struct SelfPlayGame {
   GameRecord record;
   std::uint64_t playouts = 0;
   bool resigned = false;
-  bool cut = false;              // max plies
+  bool cut = false;              // max plies, no result
+  bool adjudicated = false;      // max plies, won on material
   bool no_resign = false;
   bool would_resign = false;     // in a no-resign game: some side reached the threshold
   bool false_resign = false;     // ... and did not lose

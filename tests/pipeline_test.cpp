@@ -448,6 +448,14 @@ void check_game(const SelfPlayGame& game, const SelfPlayConfig& config) {
     EXPECT_EQ(length, config.max_plies);
     EXPECT_EQ(r.result, Outcome::kDraw);
     EXPECT_EQ(r.termination, kMaxPliesTermination);
+    if (config.adjudicate_cp > 0) EXPECT_LT(std::abs(material_lead(final_position(r))), config.adjudicate_cp);
+  } else if (game.adjudicated) {
+    EXPECT_EQ(length, config.max_plies);
+    EXPECT_EQ(r.termination, kMaterialAdjudication);
+    const int lead = material_lead(final_position(r));
+    EXPECT_GE(std::abs(lead), config.adjudicate_cp);
+    EXPECT_GT(config.adjudicate_cp, 0);
+    EXPECT_EQ(r.result, lead > 0 ? Outcome::kWhiteWins : Outcome::kBlackWins);
   } else if (!game.resigned) {
     const GameStatus status = game_status(final_position(r));
     EXPECT_TRUE(status.over());
@@ -501,6 +509,39 @@ TEST(SelfPlayGame, AGameCutAtTheLimitMarksItsSamplesWithoutResult) {
     EXPECT_TRUE(s.flags & kNoResult);
     EXPECT_EQ(s.result, 0);
   }
+}
+
+TEST(SelfPlayGame, MaterialLeadCountsPieceValuesWithoutKings) {
+  const Rules rules = Rules::parse("abbott1963");
+  EXPECT_EQ(material_lead(Position::start(rules)), 0);
+  // White: king, immobilizer, two pawns; Black: king, long leaper.
+  const Position pos = Position::from_fen("4k3/8/8/2l5/8/8/PP6/I3K3 w 0 1", rules);
+  EXPECT_EQ(material_lead(pos), 997 + 2 * 100 - 605);
+}
+
+TEST(SelfPlayGame, GamesAtTheLimitAreAdjudicatedOnMaterialOrCut) {
+  SelfPlayConfig config = tiny_selfplay();
+  config.max_plies = 24;
+  config.resign_threshold = 0;
+  int adjudicated = 0, cut = 0;
+  for (int threshold : {150, 1500}) {
+    config.adjudicate_cp = threshold;
+    for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+      SCOPED_TRACE(testing::Message() << "threshold " << threshold << ", seed " << seed);
+      const SelfPlayGame game = play_selfplay_game(config, material(), seed, 0);
+      check_game(game, config);  // the result follows the final material
+      adjudicated += game.adjudicated;
+      cut += game.cut;
+      if (game.adjudicated) {
+        // Adjudicated samples train the value: no no-result flag.
+        for (const Sample& s : game.samples) EXPECT_NE(s.result, 0);
+      }
+    }
+  }
+  EXPECT_GT(adjudicated, 0);
+  EXPECT_GT(cut, 0);
+  config.adjudicate_cp = -1;
+  EXPECT_THROW(config.validate(), std::invalid_argument);
 }
 
 TEST(SelfPlayGame, AGumbelRootPlaysItsChoiceAndTargetsTheImprovedPolicy) {
