@@ -247,6 +247,40 @@ TEST(SampleStore, OrdersByModelVersionThenPathAndNeverDuplicates) {
   EXPECT_EQ(store.at(store.total() - 1).plies_to_end, 5);
 }
 
+TEST(SampleStore, ShardsBehindTheWindowLeaveMemoryAndComeBackWhenNeeded) {
+  TempDir dir("store-hold");
+  RunDir run(dir.path());
+  std::mt19937_64 rng(13);
+  // game = the shard's model version.
+  for (int v = 1; v <= 4; ++v) write_shard_of(run.shard_path("sp", v), v, tagged_samples(rng, 10, 0, v));
+  SampleStore store([](const std::string& w) { ADD_FAILURE() << w; });
+  store.add_shards(run.shard_paths());
+  ASSERT_EQ(store.total(), 40u);
+  EXPECT_EQ(store.resident(), 40u);
+
+  // A window from sample 25: the shards of versions 1 and 2 end before it.
+  store.hold_from(25);
+  EXPECT_EQ(store.resident(), 20u);
+  EXPECT_EQ(store.total(), 40u);  // released shards keep their place
+  EXPECT_THROW(store.at(5), std::logic_error);
+  EXPECT_THROW(store.at(19), std::logic_error);
+  for (std::uint64_t i = 20; i < 40; ++i) EXPECT_EQ(store.at(i).game, 3 + (i - 20) / 10) << "sample " << i;
+
+  // A late shard of version 0 goes first and pushes every other one up by
+  // 10: the window from 15 now reaches version 2 again, read back from disk.
+  write_shard_of(run.shard_path("late", 0), 0, tagged_samples(rng, 10, 0, 0));
+  store.add_shards(run.shard_paths());
+  ASSERT_EQ(store.total(), 50u);
+  store.hold_from(25);
+  EXPECT_EQ(store.resident(), 30u);
+  for (std::uint64_t i = 20; i < 50; ++i) EXPECT_EQ(store.at(i).game, 2 + (i - 20) / 10) << "sample " << i;
+  EXPECT_THROW(store.at(0), std::logic_error);  // the late shard is behind the window too
+
+  // A released shard that has gone from the disk is named when needed again.
+  fs::remove(run.shard_path("late", 0));
+  EXPECT_THROW(store.hold_from(0), std::runtime_error);
+}
+
 // ---------------------------------------------------------------------------
 // BatchSampler
 
@@ -448,7 +482,9 @@ void check_game(const SelfPlayGame& game, const SelfPlayConfig& config) {
     EXPECT_EQ(length, config.max_plies);
     EXPECT_EQ(r.result, Outcome::kDraw);
     EXPECT_EQ(r.termination, kMaxPliesTermination);
-    if (config.adjudicate_cp > 0) EXPECT_LT(std::abs(material_lead(final_position(r))), config.adjudicate_cp);
+    if (config.adjudicate_cp > 0) {
+      EXPECT_LT(std::abs(material_lead(final_position(r))), config.adjudicate_cp);
+    }
   } else if (game.adjudicated) {
     EXPECT_EQ(length, config.max_plies);
     EXPECT_EQ(r.termination, kMaterialAdjudication);

@@ -35,7 +35,8 @@ void SampleStore::add_shards(const std::vector<std::string>& paths) {
     try {
       selfplay::ShardHeader header;
       std::vector<selfplay::Sample> samples = selfplay::read_shard(path, &header);
-      shards_.push_back({header.model_version, path, std::move(samples)});
+      const std::uint64_t count = samples.size();
+      shards_.push_back({header.model_version, path, std::move(samples), count, false});
       added = true;
     } catch (const std::exception& e) {
       bad_.push_back(path);
@@ -53,14 +54,45 @@ void SampleStore::reindex() {
   total_ = 0;
   for (const Shard& s : shards_) {
     starts_.push_back(total_);
-    total_ += s.samples.size();
+    total_ += s.count;
   }
+}
+
+void SampleStore::hold_from(std::uint64_t begin) {
+  for (std::size_t k = 0; k < shards_.size(); ++k) {
+    Shard& s = shards_[k];
+    const bool needed = starts_[k] + s.count > begin;
+    if (!needed && !s.released) {
+      std::vector<selfplay::Sample>().swap(s.samples);
+      s.released = true;
+    } else if (needed && s.released) {
+      std::vector<selfplay::Sample> samples;
+      try {
+        samples = selfplay::read_shard(s.path);
+      } catch (const std::exception& e) {
+        throw std::runtime_error(std::string("train: cannot read back a shard the window needs again: ") + e.what());
+      }
+      if (samples.size() != s.count)
+        throw std::runtime_error("train: shard " + s.path + " changed on disk (" + std::to_string(samples.size()) +
+                                 " samples, was " + std::to_string(s.count) + ")");
+      s.samples = std::move(samples);
+      s.released = false;
+    }
+  }
+}
+
+std::uint64_t SampleStore::resident() const {
+  std::uint64_t n = 0;
+  for (const Shard& s : shards_) n += s.samples.size();
+  return n;
 }
 
 const selfplay::Sample& SampleStore::at(std::uint64_t i) const {
   if (i >= total_) throw std::out_of_range("sample index out of range");
   const auto it = std::upper_bound(starts_.begin(), starts_.end(), i);
   const std::size_t shard = static_cast<std::size_t>(it - starts_.begin()) - 1;
+  if (shards_[shard].released)
+    throw std::logic_error("sample " + std::to_string(i) + " is in released shard " + shards_[shard].path);
   return shards_[shard].samples[i - starts_[shard]];
 }
 

@@ -1,5 +1,5 @@
-// The trainer's view of the samples: every readable shard of the run held
-// in memory, newest last; a window over the newest samples whose size grows
+// The trainer's view of the samples: every readable shard of the run in
+// order, newest last, with those the window reaches held in memory; a window over the newest samples whose size grows
 // with the data; and batches drawn from it by a reproducible shuffle, each
 // sample seen through a random one of the 8 board symmetries. No LibTorch.
 #pragma once
@@ -41,14 +41,26 @@ class SampleStore {
   std::uint64_t total() const { return total_; }
   int shard_count() const { return static_cast<int>(shards_.size()); }
   int skipped() const { return static_cast<int>(bad_.size()); }
-  // Sample i of the newest-last order (0 <= i < total()).
+  // Sample i of the newest-last order (0 <= i < total()). Throws
+  // std::logic_error for a sample of a released shard.
   const selfplay::Sample& at(std::uint64_t i) const;
+
+  // Keeps in memory only the shards that reach index `begin` or later (the
+  // window): older shards release their samples but keep their place in the
+  // order, and a released shard that the window reaches again (a late shard
+  // of an older model pushed it up) is read back from its file. Throws
+  // std::runtime_error naming a shard that can no longer be read back.
+  void hold_from(std::uint64_t begin);
+  // Samples held in memory.
+  std::uint64_t resident() const;
 
  private:
   struct Shard {
     std::uint64_t model_version;
     std::string path;
     std::vector<selfplay::Sample> samples;
+    std::uint64_t count = 0;  // samples.size() unless released
+    bool released = false;
   };
   void reindex();
   WarningSink warn_;

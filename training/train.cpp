@@ -222,6 +222,7 @@ bool TrainingRun::train_until(std::uint64_t target, const std::function<void(con
   const std::uint64_t total = store_.total();
   const std::uint64_t window = window_size(total, config_.window);
   const std::uint64_t begin = total - window;
+  store_.hold_from(begin);  // samples behind the window leave memory
   BatchData batch;
   TrainProgress p;
   p.target = target;
