@@ -68,8 +68,10 @@ int material_lead(const Position& pos) {
 double SelfPlayStats::eta_seconds(int games_total, int max_plies) const {
   const double rate = moves_per_second();
   if (rate <= 0) return -1;
-  const double mean_length = games > 0 ? double(finished_moves) / games : max_plies;
-  const double left = std::max(0.0, (games_total - games_skipped) * mean_length - double(moves));
+  const double running_moves = std::max(0.0, double(moves) - double(finished_moves));
+  double mean_length = games > 0 ? double(finished_moves) / games : max_plies;
+  if (in_progress > 0) mean_length = std::max(mean_length, running_moves / in_progress);
+  const double left = std::max(0.0, (games_total - games_skipped - games) * mean_length - running_moves);
   return left / rate;
 }
 
@@ -247,6 +249,7 @@ SelfPlayStats run_selfplay(const RunDir& run, const SelfPlayConfig& config, cons
           std::lock_guard lock(mutex);
           if (stopped() || next >= todo.size()) return;
           game_index = todo[next++];
+          stats.in_progress++;
         }
         const int shard = game_index / per_shard;
         SelfPlayGame game = play_selfplay_game(config, job.evaluator, game_seed(job.seed, job.tag, game_index),
@@ -255,6 +258,7 @@ SelfPlayStats run_selfplay(const RunDir& run, const SelfPlayConfig& config, cons
         game.record.round = std::to_string(game_index + 1);
         game.record.white = game.record.black = job.player_name;
         std::unique_lock lock(mutex);
+        stats.in_progress--;
         if (stopped()) return;
         stats.games++;
         stats.finished_moves += game.record.moves.size();

@@ -104,6 +104,7 @@ struct SelfPlayStats {
   int shards = 0;           // written by this call
   std::uint64_t moves = 0;  // plies played, games under way included
   std::uint64_t finished_moves = 0;  // plies of the finished games
+  int in_progress = 0;               // games being played now
   std::uint64_t samples = 0;
   std::uint64_t playouts = 0;
   int white_wins = 0, black_wins = 0, draws = 0;
@@ -116,8 +117,11 @@ struct SelfPlayStats {
   double seconds = 0;
   double false_resign_rate() const { return would_resign ? double(false_resign) / would_resign : 0; }
   double moves_per_second() const { return seconds > 0 ? moves / seconds : 0; }
-  // Seconds left for `games_total` games, from the move rate and the mean
-  // length of the finished games (max_plies before any has finished).
+  // Seconds left for `games_total` games, from the move rate and an
+  // expected game length: the mean length of the finished games (max_plies
+  // before any has finished), or the plies the games under way have
+  // already reached, whichever is more (the first games to end are the
+  // short ones).
   double eta_seconds(int games_total, int max_plies) const;
 };
 

@@ -547,6 +547,28 @@ TEST(SelfPlayGame, AGameCutAtTheLimitMarksItsSamplesWithoutResult) {
   }
 }
 
+TEST(SelfPlayStats, EtaCountsTheGamesUnderWayAtTheirLengthSoFar) {
+  SelfPlayStats s;
+  s.seconds = 10;
+  // Nothing finished: every game is expected to last max_plies.
+  s.moves = 400;
+  s.in_progress = 4;
+  EXPECT_DOUBLE_EQ(s.eta_seconds(10, 300), (10 * 300 - 400) / 40.0);
+  // Two short games finished (20 plies each) while four others are at 100
+  // plies: the games under way set the expected length, not the short ones.
+  s.games = 2;
+  s.finished_moves = 40;
+  s.moves = 440;
+  EXPECT_DOUBLE_EQ(s.eta_seconds(10, 300), (8 * 100 - 400) / 44.0);
+  // Finished games longer than the ones under way set it.
+  s.finished_moves = 2 * 250;
+  s.moves = 900;
+  EXPECT_DOUBLE_EQ(s.eta_seconds(10, 300), (8 * 250 - 400) / 90.0);
+  // Shards already there are not played again.
+  s.games_skipped = 4;
+  EXPECT_DOUBLE_EQ(s.eta_seconds(10, 300), (4 * 250 - 400) / 90.0);
+}
+
 TEST(SelfPlayGame, MaterialLeadCountsPieceValuesWithoutKings) {
   const Rules rules = Rules::parse("abbott1963");
   EXPECT_EQ(material_lead(Position::start(rules)), 0);
