@@ -111,6 +111,7 @@ void visit_keys(Config& c, Visitor& v) {
     v.key("policy_target", s.policy_target);
     v.key("gumbel", s.gumbel);
     v.key("gumbel_rescale_q", s.gumbel_rescale_q);
+    v.key("gumbel_c_scale", s.gumbel_c_scale);
     v.key("resign_threshold", s.resign_threshold);
     v.key("resign_consecutive", s.resign_consecutive);
     v.key("no_resign_share", s.no_resign_share);
@@ -151,6 +152,7 @@ void visit_keys(Config& c, Visitor& v) {
     v.key("mcts_batch", e.mcts_batch);
     v.key("gumbel", e.gumbel);
     v.key("gumbel_rescale_q", e.gumbel_rescale_q);
+    v.key("gumbel_c_scale", e.gumbel_c_scale);
     v.key("promotion", e.promotion);
     v.key("games_vs_best", e.games_vs_best);
     v.key("gate_score", e.gate_score);
@@ -269,6 +271,7 @@ RunConfig RunConfig::parse(const std::string& text, const std::string& source) {
     } else if (section == "evaluation") {
       auto& e = c.eval;
       if (e.playouts < 1) sec.fail_key("playouts", "must be at least 1");
+      if (!(e.gumbel_c_scale > 0)) sec.fail_key("gumbel_c_scale", "must be above 0");
       if (e.mcts_batch < 1) sec.fail_key("mcts_batch", "must be at least 1");
       if (e.promotion != "gating" && e.promotion != "continuous")
         sec.fail_key("promotion", "must be gating or continuous, not '" + e.promotion + "'");

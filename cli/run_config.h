@@ -42,6 +42,7 @@ struct EvalConfig {
   int mcts_batch = 8;
   bool gumbel = false;               // a Gumbel root (no noise: deterministic top-k) in place of PUCT
   bool gumbel_rescale_q = true;      // as selfplay.gumbel_rescale_q
+  float gumbel_c_scale = 0.1f;       // as selfplay.gumbel_c_scale
   std::string promotion = "gating";  // gating or continuous
   int games_vs_best = 20;
   double gate_score = 0.55;          // gating: promoted when it scores at least this

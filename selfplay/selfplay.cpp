@@ -45,6 +45,7 @@ void SelfPlayConfig::validate() const {
   if (resign_consecutive < 1) fail("resign_consecutive must be at least 1");
   if (no_resign_share < 0 || no_resign_share > 1) fail("no_resign_share must be in [0, 1]");
   if (max_plies < 1 || max_plies > 65535) fail("max_plies must be in 1..65535");
+  if (!(gumbel_c_scale > 0)) fail("gumbel_c_scale must be above 0");
   if (adjudicate_cp < 0) fail("adjudicate_cp must not be negative");
 }
 
@@ -87,6 +88,7 @@ SelfPlayGame play_selfplay_game(const SelfPlayConfig& config, std::shared_ptr<Ev
   mcts_config.noise_alpha = config.noise_alpha;
   mcts_config.gumbel = config.gumbel;
   mcts_config.gumbel_rescale_q = config.gumbel_rescale_q;
+  mcts_config.gumbel_c_scale = config.gumbel_c_scale;
   mcts_config.info_interval_ms = 1 << 30;
   Mcts mcts(std::move(evaluator), mcts_config);
 

@@ -71,6 +71,9 @@ struct SelfPlayConfig {
   // false maps Q from [-1, 1], so a near-flat value head cannot swing the
   // choice on noise.
   bool gumbel_rescale_q = true;
+  // sigma's c_scale (MctsConfig): how far the root's Q values move the
+  // logits, (c_visit + max visits) * c_scale * Q.
+  float gumbel_c_scale = 0.1f;
   // Resignation: when the side to move's search value (win - loss) stays
   // below -resign_threshold for resign_consecutive of its own moves
   // (0 threshold: never). A share of games never resigns.
