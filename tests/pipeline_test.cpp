@@ -1091,6 +1091,10 @@ TEST(RunConfig, BadKeysAndValuesAreErrorsNamingTheKey) {
   expect_config_error("evaluation:\n  promotion: sometimes\n", "evaluation.promotion");
   expect_config_error("training:\n  optimizer: adam\n", "optimizer");
   expect_config_error("selfplay:\n  max_plies: 0\n", "max_plies");
+  expect_config_error("selfplay:\n  adjudicate_cp: -100\n", "adjudicate_cp");
+  expect_config_error("selfplay:\n  gumbel_c_scale: 0\n", "gumbel_c_scale");
+  expect_config_error("evaluation:\n  gumbel_c_scale: -1\n", "evaluation.gumbel_c_scale");
+  expect_config_error("evaluation:\n  adjudicate_cp: 300\n", "evaluation.adjudicate_cp");
   expect_config_error("network: 3\n", "network");
 }
 
