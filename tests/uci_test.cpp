@@ -541,6 +541,25 @@ TEST(UciMcts, BackendMctsSearchesWithTheMaterialEvaluator) {
   EXPECT_NO_THROW(parse_move(pos, tokens(best[0])[1])) << best[0];
 }
 
+TEST(UciMcts, AOneNodeSearchReportsTheRootsValue) {
+  // White is a long leaper and more ahead: the root's own estimate favours
+  // it, and the one-node search (no move visited) reports that estimate
+  // rather than an unvisited move's empty statistics.
+  const std::string out = session(
+      "uci\nsetoption name Backend value mcts\n"
+      "position fen 4k3/8/8/8/8/8/PPPPPPPP/ILXKWXLC w 0 1\ngo nodes 1\n");
+  const std::vector<std::string> infos = lines_starting(out, "info depth");
+  ASSERT_FALSE(infos.empty()) << out;
+  const std::vector<std::string> t = tokens(infos.back());
+  const auto wdl = std::find(t.begin(), t.end(), "wdl");
+  ASSERT_TRUE(t.end() - wdl > 3) << infos.back();
+  EXPECT_GT(std::stoi(wdl[1]), std::stoi(wdl[3])) << infos.back();
+  EXPECT_LT(std::stoi(wdl[2]), 1000) << infos.back();
+  const auto cp = std::find(t.begin(), t.end(), "cp");
+  ASSERT_NE(cp, t.end()) << infos.back();
+  EXPECT_GT(std::stoi(cp[1]), 0) << infos.back();
+}
+
 TEST(UciMcts, BadBackendAndMissingNetworkAreErrorsNotCrashes) {
   // This test binary registers no network factory: asking for weights must
   // fail cleanly, and the engine must go on answering.
