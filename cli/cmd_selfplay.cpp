@@ -75,10 +75,11 @@ void run_selfplay_command(const SelfPlayOptions& o) {
                        format_duration(s.eta_seconds(total, config.selfplay.max_plies)));
         },
         &stop_requested());
-    spdlog::info("selfplay {}: {} games played ({} were there), {} samples, {} shards, {:.0f} moves/s; W/D/L {}/{}/{}, "
-                 "{} cut at max plies, {} adjudicated; resigned {}, false resignations {}/{} ({:.1f}%)",
+    spdlog::info("selfplay {}: {} games played ({} were there), {} samples, {} shards, {:.0f} moves/s; "
+                 "W/D/L {}/{}/{}, {} cut at max plies, {} adjudicated; resigned {}, false resignations {}/{} ({:.1f}%)",
                  job.tag, stats.games, stats.games_skipped, stats.samples, stats.shards, stats.moves_per_second(),
-                 stats.white_wins, stats.draws, stats.black_wins, stats.max_plies, stats.adjudicated, stats.resigned, stats.false_resign, stats.would_resign, 100 * stats.false_resign_rate());
+                 stats.white_wins, stats.draws, stats.black_wins, stats.max_plies, stats.adjudicated, stats.resigned,
+                 stats.false_resign, stats.would_resign, 100 * stats.false_resign_rate());
   } while (o.watch && !stop_requested());
 }
 

@@ -250,8 +250,9 @@ int run_loop(const selfplay::RunDir& run, const RunConfig& config) {
   Table table = read_table(table_path);
   if (table.columns.empty()) {
     table.columns = {"generation", "elapsed_min", "model", "best", "promoted", "train_step", "total_samples",
-                     "window", "games", "samples", "decisive_share", "adjudicated_share", "selfplay_moves_per_s", "train_samples_per_s", "loss_policy",
-                     "loss_value", "resigned_share", "false_resign_rate", "score_vs_best", "score_vs_initial"};
+                     "window", "games", "samples", "decisive_share", "adjudicated_share", "selfplay_moves_per_s",
+                     "train_samples_per_s", "loss_policy", "loss_value", "resigned_share", "false_resign_rate",
+                     "score_vs_best", "score_vs_initial"};
     for (const std::string& level : config.eval.levels) table.columns.push_back("score_vs_" + level);
     table.columns.push_back("elo");
   }
@@ -300,8 +301,8 @@ int run_loop(const selfplay::RunDir& run, const RunConfig& config) {
     job.evaluator.reset();
     if (stop_requested()) break;
     if (sp.games)
-      spdlog::info("gen {} selfplay done: {} games in {} ({:.0f} moves/s), W/D/L {}/{}/{}, {} cut at max plies, {} adjudicated, "
-                   "{} resigned, false resignations {}/{}",
+      spdlog::info("gen {} selfplay done: {} games in {} ({:.0f} moves/s), W/D/L {}/{}/{}, {} cut at max plies, "
+                   "{} adjudicated, {} resigned, false resignations {}/{}",
                    generation, sp.games, format_duration(sp.seconds), sp.moves_per_second(), sp.white_wins, sp.draws,
                    sp.black_wins, sp.max_plies, sp.adjudicated, sp.resigned, sp.false_resign, sp.would_resign);
 
@@ -344,12 +345,14 @@ int run_loop(const selfplay::RunDir& run, const RunConfig& config) {
         play(run, config, generation, "initial", candidate_player,
              initial_evaluator ? mcts_factory(initial_evaluator, config.eval) : PlayerFactory(),
              config.eval.games_vs_initial);
+    // An empty cell (and "-" in the log) where no games were played.
+    const auto score_cell = [](const MatchOutcome& r) { return r.wdl.games() ? fixed(r.score, 3) : std::string(); };
     std::vector<RatedResult> rated;
     for (const std::string& name : config.eval.levels) {
       const Level level = find_level(name);
       const MatchOutcome r = play(run, config, generation, name, candidate_player,
                                   [name] { return make_player(name); }, config.eval.games_per_level);
-      row["score_vs_" + name] = r.wdl.games() ? fixed(r.score, 3) : std::string();
+      row["score_vs_" + name] = score_cell(r);
       rated.push_back({static_cast<double>(level.elo), r.wdl.wins + 0.5 * r.wdl.draws, r.wdl.games()});
     }
     if (stop_requested()) break;
@@ -376,8 +379,6 @@ int run_loop(const selfplay::RunDir& run, const RunConfig& config) {
     row["loss_value"] = last_progress.step ? fixed(last_progress.losses.value, 4) : "";
     row["resigned_share"] = sp.games ? fixed(double(sp.resigned) / sp.games, 3) : "";
     row["false_resign_rate"] = sp.would_resign ? fixed(sp.false_resign_rate(), 3) : "";
-    // An empty cell (and "-" in the log) where no games were played.
-    const auto score_cell = [](const MatchOutcome& r) { return r.wdl.games() ? fixed(r.score, 3) : std::string(); };
     const auto score_text = [](const MatchOutcome& r) {
       return r.wdl.games() ? fixed(100 * r.score, 1) + "%" : std::string("-");
     };

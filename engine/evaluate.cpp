@@ -139,4 +139,6 @@ int evaluate(const Position& pos, const EvalWeights& w) {
   return score + w.tempo;
 }
 
+int material(const Position& pos, Color c, const EvalWeights& w) { return material_of(pos.bits(), c, 0, w); }
+
 }  // namespace ultima

@@ -41,4 +41,7 @@ struct EvalWeights {
 // Score of the position for the side to move, in centipawns.
 int evaluate(const Position& pos, const EvalWeights& w);
 
+// The value of c's pieces, kings not counted, frozen ones at full value.
+int material(const Position& pos, Color c, const EvalWeights& w);
+
 }  // namespace ultima

@@ -57,13 +57,7 @@ std::uint64_t game_seed(std::uint64_t job_seed, const std::string& tag, int game
 
 int material_lead(const Position& pos) {
   static const EvalWeights weights;
-  int lead = 0;
-  for (int k = 0; k < kKindCount; ++k) {
-    if (k == kKing) continue;
-    const Kind kind = static_cast<Kind>(k);
-    lead += weights.value[k] * (popcount(pos.pieces(kWhite, kind)) - popcount(pos.pieces(kBlack, kind)));
-  }
-  return lead;
+  return material(pos, kWhite, weights) - material(pos, kBlack, weights);
 }
 
 double SelfPlayStats::eta_seconds(int games_total, int max_plies) const {

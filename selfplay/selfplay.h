@@ -80,7 +80,7 @@ struct SelfPlayConfig {
   double resign_threshold = 0.9;
   int resign_consecutive = 3;
   double no_resign_share = 0.2;
-  int max_plies = 300;  // then the game is a draw ("max plies")
+  int max_plies = 300;  // then the game is cut ("max plies"): no result unless adjudicated
   // Adjudication at max_plies (0: off): a side whose material (the
   // evaluation's piece values, kings not counted) leads by at least this
   // many centipawns is scored the winner ("material adjudication"), as

@@ -1,7 +1,8 @@
 // The trainer's view of the samples: every readable shard of the run in
-// order, newest last, with those the window reaches held in memory; a window over the newest samples whose size grows
-// with the data; and batches drawn from it by a reproducible shuffle, each
-// sample seen through a random one of the 8 board symmetries. No LibTorch.
+// order, newest last, with those the window reaches held in memory; a
+// window over the newest samples whose size grows with the data; and
+// batches drawn from it by a reproducible shuffle, each sample seen through
+// a random one of the 8 board symmetries. No LibTorch.
 #pragma once
 
 #include <cstdint>
