@@ -376,13 +376,13 @@ class UciEngine {
       const MctsRootMove& m = r.moves[i];
       // A move not searched yet (a one-node search) has no value of its
       // own: report the root's, the network's estimate of the position.
-      const bool unknown = m.visits == 0 && !m.mate && !m.proven_draw;
-      const float q = unknown ? r.q : m.q, win = unknown ? r.win : m.win, draw = unknown ? r.draw : m.draw,
-                  loss = unknown ? r.loss : m.loss;
+      struct Value { float q, win, draw, loss; };
+      const Value v = m.visits == 0 && !m.mate && !m.proven_draw ? Value{r.q, r.win, r.draw, r.loss}
+                                                                  : Value{m.q, m.win, m.draw, m.loss};
       std::ostringstream s;
       s << "info depth " << std::max(1, r.depth) << " seldepth " << r.seldepth << " multipv " << i + 1 << " score ";
-      if (m.mate) s << "mate " << m.mate; else s << "cp " << q_to_centipawns(q);
-      s << " wdl " << std::lround(win * 1000) << " " << std::lround(draw * 1000) << " " << std::lround(loss * 1000)
+      if (m.mate) s << "mate " << m.mate; else s << "cp " << q_to_centipawns(v.q);
+      s << " wdl " << std::lround(v.win * 1000) << " " << std::lround(v.draw * 1000) << " " << std::lround(v.loss * 1000)
         << " nodes " << r.visits << " nps " << std::llround(r.playouts_per_second) << " time " << ms
         << " visits " << m.visits << " pv";
       for (const Move& mv : m.pv) s << " " << to_coordinate(mv);
