@@ -72,6 +72,7 @@ struct BenchSelfPlayOptions {
   int mcts_batch = 8;
   int max_batch = 128;
   int max_plies = 120;
+  bool mate_scan = false;
 };
 
 void bench_selfplay(const BenchSelfPlayOptions& o) {
@@ -92,12 +93,13 @@ void bench_selfplay(const BenchSelfPlayOptions& o) {
   config.full_search_share = 1;
   config.mcts_batch = o.mcts_batch;
   config.max_plies = o.max_plies;
+  config.mate_scan = o.mate_scan;
   selfplay::SelfPlayJob job;
   job.games = o.games;
   job.evaluator = evaluator;
-  std::printf("bench selfplay: net %s (%s), %d games, %d at once, %d playouts/move, MCTS batch %d, max batch %d\n",
+  std::printf("bench selfplay: net %s (%s), %d games, %d at once, %d playouts/move, MCTS batch %d, max batch %d%s\n",
               nc.architecture.text().c_str(), evaluator->name().c_str(), o.games, o.parallel_games, o.playouts,
-              o.mcts_batch, o.max_batch);
+              o.mcts_batch, o.max_batch, o.mate_scan ? ", mate scan" : "");
   const auto stats = selfplay::run_selfplay(run, config, job);
   const nn::BatchingStats bs = evaluator->stats();
   const double evaluated = bs.evaluated / stats.seconds;
@@ -209,6 +211,7 @@ void add_bench_pipeline_commands(CLI::App& bench) {
   cmd->add_option("--mcts-batch", sp->mcts_batch, "leaves per evaluator call (default 8)")->check(CLI::Range(1, 1024));
   cmd->add_option("--max-batch", sp->max_batch, "network batch at most (default 128)")->check(CLI::Range(1, 65536));
   cmd->add_option("--max-plies", sp->max_plies, "game length cap (default 120)")->check(CLI::Range(1, 65535));
+  cmd->add_flag("--mate-scan", sp->mate_scan, "search with the mate scan (MctsConfig::mate_scan)");
   cmd->callback([sp] { bench_selfplay(*sp); });
 
   auto tr = std::make_shared<BenchTrainOptions>();

@@ -112,6 +112,7 @@ void visit_keys(Config& c, Visitor& v) {
     v.key("gumbel", s.gumbel);
     v.key("gumbel_rescale_q", s.gumbel_rescale_q);
     v.key("gumbel_c_scale", s.gumbel_c_scale);
+    v.key("mate_scan", s.mate_scan);
     v.key("resign_threshold", s.resign_threshold);
     v.key("resign_consecutive", s.resign_consecutive);
     v.key("no_resign_share", s.no_resign_share);
@@ -153,6 +154,7 @@ void visit_keys(Config& c, Visitor& v) {
     v.key("gumbel", e.gumbel);
     v.key("gumbel_rescale_q", e.gumbel_rescale_q);
     v.key("gumbel_c_scale", e.gumbel_c_scale);
+    v.key("mate_scan", e.mate_scan);
     v.key("promotion", e.promotion);
     v.key("games_vs_best", e.games_vs_best);
     v.key("gate_score", e.gate_score);

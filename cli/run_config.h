@@ -43,6 +43,7 @@ struct EvalConfig {
   bool gumbel = false;               // a Gumbel root (no noise: deterministic top-k) in place of PUCT
   bool gumbel_rescale_q = true;      // as selfplay.gumbel_rescale_q
   float gumbel_c_scale = 0.1f;       // as selfplay.gumbel_c_scale
+  bool mate_scan = false;            // as selfplay.mate_scan
   std::string promotion = "gating";  // gating or continuous
   int games_vs_best = 20;
   double gate_score = 0.55;          // gating: promoted when it scores at least this

@@ -44,6 +44,10 @@ struct Mcts::Worker {
   std::vector<EvalInput> inputs;
   std::vector<EvalOutput> outputs;
   std::vector<std::vector<mcts::Edge>> edges;  // per evaluated leaf, as outputs
+  // Mate scan, per evaluated leaf: a move that wins at once (null: none),
+  // then its edge once the edges are sorted (-1: none).
+  std::vector<Move> wins;
+  std::vector<int> win_edges;
 
   explicit Worker(int batch) : leaves(batch + 1), positions(batch), move_lists(batch), edges(batch) {}
 };
@@ -352,6 +356,7 @@ int Mcts::puct_edge(const Node& node) const {
 
 void Mcts::evaluate_batch(Worker& worker) {
   worker.inputs.clear();
+  worker.wins.clear();
   for (int i = 0; i < worker.count; ++i) {
     Leaf& leaf = worker.leaves[i];
     Position& pos = worker.positions[i];
@@ -367,6 +372,14 @@ void Mcts::evaluate_batch(Worker& worker) {
     MoveList& moves = worker.move_lists[i];
     moves.clear();
     generate_legal(pos, moves);
+    Move win;
+    if (config_.mate_scan)
+      for (const Move& m : moves)
+        if (wins_at_once(pos, m)) {
+          win = m;
+          break;
+        }
+    worker.wins.push_back(win);
     worker.inputs.push_back({&pos, &moves});
   }
   if (worker.inputs.empty()) return;
@@ -378,6 +391,7 @@ void Mcts::evaluate_batch(Worker& worker) {
     out.moves_left = -1;
   }
   evaluator_->evaluate(worker.inputs, worker.outputs);
+  worker.win_edges.assign(worker.inputs.size(), -1);
   for (std::size_t i = 0; i < worker.inputs.size(); ++i) {
     const MoveList& moves = *worker.inputs[i].moves;
     if (worker.outputs[i].policy.size() != static_cast<std::size_t>(moves.size()))
@@ -385,6 +399,9 @@ void Mcts::evaluate_batch(Worker& worker) {
                                std::to_string(worker.outputs[i].policy.size()) + " priors for " +
                                std::to_string(moves.size()) + " moves");
     prepare_edges(moves, worker.outputs[i], config_.policy_temperature, worker.edges[i]);
+    if (!worker.wins[i].is_null())
+      for (std::size_t e = 0; e < worker.edges[i].size() && worker.win_edges[i] < 0; ++e)
+        if (worker.edges[i][e].move() == worker.wins[i]) worker.win_edges[i] = static_cast<int>(e);
   }
 }
 
@@ -404,8 +421,21 @@ void Mcts::back_up(Run& run, Worker& worker) {
     }
     const EvalOutput& out = worker.outputs[evaluated];
     expand(node, worker.edges[evaluated], out);
+    const int win_edge = worker.win_edges[evaluated];
     ++evaluated;
-    back_up_value(&node, node.eval_value, out.draw, depth, run);
+    if (win_edge >= 0) {
+      // The mate scan's find: the finished game below, as if searched, and
+      // the node proven from it (the side to move there wins in one).
+      Node& won = *node.add_child(win_edge);
+      ++tree_nodes_;
+      won.state = Node::State::kTerminal;
+      won.proof = mcts::proof_of_result(-1);
+      won.end_plies = 0;
+      mcts::propagate_proofs(&node);
+      back_up_value(&node, mcts::proof_value(node.proof), 0, depth, run);
+    } else {
+      back_up_value(&node, node.eval_value, out.draw, depth, run);
+    }
     if (&node == root_.get()) after_root_expanded(run);
   }
   if (evaluated) {

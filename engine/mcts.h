@@ -69,6 +69,11 @@ struct MctsConfig {
 
   // Stop as soon as the root's result is proven (not under `infinite`).
   bool stop_when_proven = true;
+  // Mate scan: every expanded position is searched for a move that ends the
+  // game at once in the mover's favour (wins_at_once); one found proves the
+  // node a win on the spot, so a move allowing it is proven lost after its
+  // first visit. Costs a make/unmake and a check test per legal move.
+  bool mate_scan = false;
 
   // Gumbel root: sequential halving over gumbel_actions sampled moves in
   // place of PUCT at the root (PUCT stays below it). Its budget is the

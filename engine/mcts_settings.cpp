@@ -61,6 +61,8 @@ const std::vector<Setting>& settings() {
        member(&MctsConfig::noise_epsilon)},
       {"seed", "seed of noise and sampling (0; players use their per-move seed)", member(&MctsConfig::seed)},
       {"stop_when_proven", "stop once the root's result is proven (true)", member(&MctsConfig::stop_when_proven)},
+      {"mate_scan", "look for a move that wins at once in every expanded position (false)",
+       member(&MctsConfig::mate_scan)},
       {"gumbel", "Gumbel root with sequential halving (false)", member(&MctsConfig::gumbel)},
       {"gumbel_actions", "moves sampled at a Gumbel root (16)", member(&MctsConfig::gumbel_actions)},
       {"gumbel_c_visit", "sigma's c_visit (50)", member(&MctsConfig::gumbel_c_visit)},

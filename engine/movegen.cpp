@@ -292,6 +292,19 @@ GameStatus game_status(const Position& pos) {
   return {};
 }
 
+bool wins_at_once(Position& pos, const Move& move) {
+  pos.make(move);
+  const Color them = pos.side_to_move();
+  bool won = false;
+  if (pos.king_square(them) == kNoSquare || pos.in_check() || pos.rules().stalemate != StalemateRule::kDraw) {
+    // game_status declares only the side to move lost, or a draw.
+    const GameStatus status = game_status(pos);
+    won = status.over() && status.outcome != Outcome::kDraw;
+  }
+  pos.unmake();
+  return won;
+}
+
 const char* termination_name(Termination t) {
   switch (t) {
     case Termination::kNone: return "none";

@@ -67,6 +67,12 @@ struct GameStatus {
 
 // Applies the end tests in the order of RULES.md section 7a.
 GameStatus game_status(const Position& pos);
+// Does the legal move `move` end the game at once in favour of the side
+// making it (checkmate, no legal move under a losing stalemate rule, the
+// king taken under king capture)? Only positions that could be such an end
+// (the opponent in check or kingless, or stalemate losing) get the full
+// game_status test. `pos` is restored before returning.
+bool wins_at_once(Position& pos, const Move& move);
 const char* termination_name(Termination t);
 // "1-0", "0-1", "1/2-1/2" or "*".
 const char* outcome_text(Outcome o);

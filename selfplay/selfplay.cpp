@@ -83,6 +83,7 @@ SelfPlayGame play_selfplay_game(const SelfPlayConfig& config, std::shared_ptr<Ev
   mcts_config.gumbel = config.gumbel;
   mcts_config.gumbel_rescale_q = config.gumbel_rescale_q;
   mcts_config.gumbel_c_scale = config.gumbel_c_scale;
+  mcts_config.mate_scan = config.mate_scan;
   mcts_config.info_interval_ms = 1 << 30;
   Mcts mcts(std::move(evaluator), mcts_config);
 

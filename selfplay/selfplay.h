@@ -74,6 +74,9 @@ struct SelfPlayConfig {
   // sigma's c_scale (MctsConfig): how far the root's Q values move the
   // logits, (c_visit + max visits) * c_scale * Q.
   float gumbel_c_scale = 0.1f;
+  // MctsConfig::mate_scan: a move that wins at once is found in every
+  // position the search expands, and moves that allow one are proven lost.
+  bool mate_scan = false;
   // Resignation: when the side to move's search value (win - loss) stays
   // below -resign_threshold for resign_consecutive of its own moves
   // (0 threshold: never). A share of games never resigns.

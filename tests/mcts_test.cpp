@@ -223,6 +223,83 @@ TEST(MctsMate, CapturesTheKingUnderKingCapture) {
 }
 
 // ---------------------------------------------------------------------------
+// Mate scan: a move that wins at once is found when its position is expanded
+
+// wins_at_once agrees with playing the move and asking game_status, for
+// every legal move of the mate positions (every kind of win is among them:
+// king steps, each capture mode, no legal move, the king taken).
+TEST(MateScan, WinsAtOnceAgreesWithTheGameStatus) {
+  std::vector<Position> positions;
+  for (const MateCase& c : kMatesInOne) positions.push_back(fen_position(c.fen));
+  for (const MateCase& c : kMatesInTwo) positions.push_back(fen_position(c.fen));
+  positions.push_back(fen_position("8/8/8/3kW3/8/8/8/K7 w 0 1", "zillions"));
+  positions.push_back(Position::start());
+  int wins = 0;
+  for (Position& pos : positions) {
+    const std::string fen = pos.fen();
+    MoveList list;
+    generate_legal(pos, list);
+    for (const Move& m : list) {
+      pos.make(m);
+      const bool expected = mover_has_won(pos);
+      pos.unmake();
+      EXPECT_EQ(wins_at_once(pos, m), expected) << fen << " " << to_coordinate(m);
+      EXPECT_EQ(pos.fen(), fen) << "the position is not restored";
+      wins += expected;
+    }
+  }
+  EXPECT_GE(wins, static_cast<int>(std::size(kMatesInOne)) + 1);
+}
+
+MctsConfig mate_scan_config(bool on) {
+  MctsConfig config;
+  config.mate_scan = on;
+  return config;
+}
+
+// With uniform priors one playout (the root's own evaluation) cannot find a
+// mate by search; the scan proves it there and the search stops.
+TEST(MateScan, ProvesAMateInOneAtTheRootsOwnEvaluation) {
+  for (const MateCase& c : kMatesInOne) {
+    SCOPED_TRACE(c.name);
+    for (const bool on : {false, true}) {
+      Mcts mcts(std::make_shared<KeyedEvaluator>(), mate_scan_config(on));
+      mcts.set_position(fen_position(c.fen));
+      const MctsResult r = mcts.search(playouts(on ? 1000 : 1));
+      if (!on) {
+        EXPECT_EQ(r.mate, 0);
+        continue;
+      }
+      EXPECT_EQ(r.mate, 1);
+      EXPECT_EQ(to_coordinate(r.best), c.best);
+      EXPECT_EQ(r.moves[0].mate, 1);
+      EXPECT_EQ(r.win, 1.0f);
+      EXPECT_EQ(r.evaluations, 1u) << "the search went on after the proof";
+    }
+  }
+}
+
+// Every defence against a mate in two allows a mate in one: with the scan
+// each root move is proven lost at its own first evaluation, whatever the
+// priors, so the root is proven mated in 1 after exactly one evaluation per
+// move (the replies themselves are never evaluated).
+TEST(MateScan, ProvesEachMoveThatAllowsAMateLostAtItsFirstVisit) {
+  Position pos = fen_position("4k1l1/4l3/P7/8/5Kc1/P7/1pW5/8 b 0 1");
+  pos.make(parse_coordinate(pos, "e7e3"));
+  Mcts mcts(std::make_shared<KeyedEvaluator>(), mate_scan_config(true));
+  mcts.set_position(pos);
+  const MctsResult r = mcts.search(playouts(20000));
+  EXPECT_EQ(r.mate, -1);
+  for (const MctsRootMove& m : r.moves) EXPECT_EQ(m.mate, -1) << to_coordinate(m.move);
+  EXPECT_EQ(r.evaluations, static_cast<std::uint64_t>(count_legal(pos)) + 1);
+}
+
+TEST(MateScan, IsAPlayerSetting) {
+  EXPECT_FALSE(MctsConfig{}.mate_scan);
+  EXPECT_TRUE(parse_mcts_settings("mate_scan=true,playouts=8").config.mate_scan);
+}
+
+// ---------------------------------------------------------------------------
 // Finished games
 
 TEST(MctsGameOver, FinishedRootGivesNoMoveAndNoEvaluation) {
