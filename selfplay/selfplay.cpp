@@ -129,6 +129,8 @@ SelfPlayGame play_selfplay_game(const SelfPlayConfig& config, std::shared_ptr<Ev
     const MctsResult result = mcts.search(limits);
     game.playouts += result.playouts;
     const int colour = pos.side_to_move() == kWhite ? 0 : 1;
+    // A proven win is played (its quickest line) whatever the sampling.
+    const bool proven_win = result.mate > 0;
 
     if (full) {
       Sample sample;
@@ -136,14 +138,22 @@ SelfPlayGame play_selfplay_game(const SelfPlayConfig& config, std::shared_ptr<Ev
       sample.ply = static_cast<std::uint16_t>(ply);
       sample.game = index;
       sample.root_q = result.q;
-      double total = 0;
-      for (const MctsRootMove& m : result.moves)
-        total += config.policy_target == "gumbel" ? m.improved_policy : static_cast<double>(m.visits);
-      for (const MctsRootMove& m : result.moves) {
-        const double weight = config.policy_target == "gumbel" ? m.improved_policy : static_cast<double>(m.visits);
-        const int slot = nn::policy_index(m.move);
-        if (weight <= 0 || total <= 0 || slot < 0) continue;
-        sample.policy.push_back({static_cast<std::uint16_t>(slot), static_cast<float>(weight / total)});
+      if (proven_win) {
+        // The quickest win is the whole target: a win proven by the mate
+        // scan has no visits, and the improved policy leaves it near its
+        // prior.
+        const int slot = nn::policy_index(result.best);
+        if (slot >= 0) sample.policy.push_back({static_cast<std::uint16_t>(slot), 1.0f});
+      } else {
+        double total = 0;
+        for (const MctsRootMove& m : result.moves)
+          total += config.policy_target == "gumbel" ? m.improved_policy : static_cast<double>(m.visits);
+        for (const MctsRootMove& m : result.moves) {
+          const double weight = config.policy_target == "gumbel" ? m.improved_policy : static_cast<double>(m.visits);
+          const int slot = nn::policy_index(m.move);
+          if (weight <= 0 || total <= 0 || slot < 0) continue;
+          sample.policy.push_back({static_cast<std::uint16_t>(slot), static_cast<float>(weight / total)});
+        }
       }
       if (!sample.policy.empty()) game.samples.push_back(std::move(sample));
     }
@@ -163,7 +173,8 @@ SelfPlayGame play_selfplay_game(const SelfPlayConfig& config, std::shared_ptr<Ev
     // A Gumbel root's choice is already a sample (Gumbel-top-k over the
     // policy, then sequential halving on the values); otherwise sample the
     // visits with the temperature.
-    const Move move = config.gumbel && !result.gumbel_choice.is_null()
+    const Move move = proven_win ? result.best
+                      : config.gumbel && !result.gumbel_choice.is_null()
                           ? result.gumbel_choice
                           : pick_move(result, temperature_at(config, ply), rng());
     game.record.moves.push_back(move);

@@ -622,6 +622,60 @@ TEST(SelfPlayGame, AGumbelRootPlaysItsChoiceAndTargetsTheImprovedPolicy) {
   EXPECT_THROW(config.validate(), std::invalid_argument);
 }
 
+// Uniform priors and a drawn value everywhere: only the rules say anything.
+class UniformEvaluator : public Evaluator {
+ public:
+  void evaluate(std::span<const EvalInput> inputs, std::span<EvalOutput> outputs) override {
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      outputs[i].policy.assign(inputs[i].moves->size(), 1.0f);
+      outputs[i].win = outputs[i].loss = 0;
+      outputs[i].draw = 1;
+    }
+  }
+  std::string name() const override { return "uniform"; }
+};
+
+// With the mate scan every mate in one is proven where it stands; self-play
+// then plays it, even when the Gumbel plan never sampled it, and makes it
+// the whole policy target.
+TEST(SelfPlayGame, AProvenWinIsPlayedAndIsTheWholeTarget) {
+  SelfPlayConfig config = tiny_selfplay();
+  config.gumbel = true;
+  config.policy_target = "gumbel";
+  config.mate_scan = true;
+  config.full_search_share = 1;  // a sample at every ply
+  config.max_plies = 200;
+  int mates = 0;
+  for (const bool uniform : {false, true})
+    for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+      SCOPED_TRACE((uniform ? "uniform, seed " : "material, seed ") + std::to_string(seed));
+      const SelfPlayGame game = play_selfplay_game(
+          config, uniform ? std::shared_ptr<Evaluator>(std::make_shared<UniformEvaluator>()) : material(), seed, 0);
+      check_game(game, config);
+      Position pos = Position::start(config.rules);
+      std::size_t next_sample = 0;
+      for (std::size_t ply = 0; ply < game.record.moves.size(); ++ply) {
+        while (next_sample < game.samples.size() && game.samples[next_sample].ply < ply) ++next_sample;
+        const Move played = game.record.moves[ply];
+        bool mate_available = false;
+        MoveList list;
+        generate_legal(pos, list);
+        for (const Move& m : list) mate_available = mate_available || wins_at_once(pos, m);
+        if (mate_available) {
+          ++mates;
+          EXPECT_TRUE(wins_at_once(pos, played)) << "ply " << ply << ": a mate in one was not played";
+          ASSERT_LT(next_sample, game.samples.size());
+          const Sample& s = game.samples[next_sample];
+          EXPECT_EQ(s.ply, ply);
+          ASSERT_EQ(s.policy.size(), 1u);
+          EXPECT_EQ(s.policy[0].slot, nn::policy_index(played));
+        }
+        pos.make(played);
+      }
+    }
+  EXPECT_GT(mates, 0);
+}
+
 TEST(SelfPlayGame, SamplesAgreeWithTheGameRecord) {
   const SelfPlayConfig config = tiny_selfplay();
   int samples = 0;
