@@ -2,7 +2,8 @@
 // contract (evaluator.h): PUCT selection with first-play urgency, several
 // search threads with virtual loss, each gathering a batch of leaves per
 // evaluator call; finished games valued exactly from the rules and proven
-// results propagated up the tree ("mate in N"); tree reuse between moves;
+// results propagated up the tree ("mate in N"), with an optional mate scan
+// that proves a win in one where it is expanded; tree reuse between moves;
 // Dirichlet noise and temperature for self-play; and, as an option, the
 // Gumbel root of Danihelka et al. 2022 with its improved policy target.
 //
