@@ -44,10 +44,7 @@ struct Mcts::Worker {
   std::vector<EvalInput> inputs;
   std::vector<EvalOutput> outputs;
   std::vector<std::vector<mcts::Edge>> edges;  // per evaluated leaf, as outputs
-  // Mate scan, per evaluated leaf: a move that wins at once (null: none),
-  // then its edge once the edges are sorted (-1: none).
-  std::vector<Move> wins;
-  std::vector<int> win_edges;
+  std::vector<Move> wins;  // per evaluated leaf: the mate scan's move that wins at once (null: none)
 
   explicit Worker(int batch) : leaves(batch + 1), positions(batch), move_lists(batch), edges(batch) {}
 };
@@ -391,7 +388,6 @@ void Mcts::evaluate_batch(Worker& worker) {
     out.moves_left = -1;
   }
   evaluator_->evaluate(worker.inputs, worker.outputs);
-  worker.win_edges.assign(worker.inputs.size(), -1);
   for (std::size_t i = 0; i < worker.inputs.size(); ++i) {
     const MoveList& moves = *worker.inputs[i].moves;
     if (worker.outputs[i].policy.size() != static_cast<std::size_t>(moves.size()))
@@ -399,9 +395,6 @@ void Mcts::evaluate_batch(Worker& worker) {
                                std::to_string(worker.outputs[i].policy.size()) + " priors for " +
                                std::to_string(moves.size()) + " moves");
     prepare_edges(moves, worker.outputs[i], config_.policy_temperature, worker.edges[i]);
-    if (!worker.wins[i].is_null())
-      for (std::size_t e = 0; e < worker.edges[i].size() && worker.win_edges[i] < 0; ++e)
-        if (worker.edges[i][e].move() == worker.wins[i]) worker.win_edges[i] = static_cast<int>(e);
   }
 }
 
@@ -421,12 +414,14 @@ void Mcts::back_up(Run& run, Worker& worker) {
     }
     const EvalOutput& out = worker.outputs[evaluated];
     expand(node, worker.edges[evaluated], out);
-    const int win_edge = worker.win_edges[evaluated];
+    const Move win = worker.wins[evaluated];
     ++evaluated;
-    if (win_edge >= 0) {
+    if (!win.is_null()) {
       // The mate scan's find: the finished game below, as if searched, and
       // the node proven from it (the side to move there wins in one).
-      Node& won = *node.add_child(win_edge);
+      const auto edge = std::find_if(node.edges.begin(), node.edges.end(),
+                                     [&](const mcts::Edge& e) { return e.move() == win; });
+      Node& won = *node.add_child(static_cast<int>(edge - node.edges.begin()));
       ++tree_nodes_;
       won.state = Node::State::kTerminal;
       won.proof = mcts::proof_of_result(-1);
