@@ -145,11 +145,13 @@ SelfPlayGame play_selfplay_game(const SelfPlayConfig& config, std::shared_ptr<Ev
         const int slot = nn::policy_index(result.best);
         if (slot >= 0) sample.policy.push_back({static_cast<std::uint16_t>(slot), 1.0f});
       } else {
+        auto weight_of = [&](const MctsRootMove& m) {
+          return config.policy_target == "gumbel" ? m.improved_policy : static_cast<double>(m.visits);
+        };
         double total = 0;
-        for (const MctsRootMove& m : result.moves)
-          total += config.policy_target == "gumbel" ? m.improved_policy : static_cast<double>(m.visits);
+        for (const MctsRootMove& m : result.moves) total += weight_of(m);
         for (const MctsRootMove& m : result.moves) {
-          const double weight = config.policy_target == "gumbel" ? m.improved_policy : static_cast<double>(m.visits);
+          const double weight = weight_of(m);
           const int slot = nn::policy_index(m.move);
           if (weight <= 0 || total <= 0 || slot < 0) continue;
           sample.policy.push_back({static_cast<std::uint16_t>(slot), static_cast<float>(weight / total)});

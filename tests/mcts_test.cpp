@@ -40,16 +40,18 @@ bool mover_has_won(const Position& pos) {
   return status.outcome == (pos.side_to_move() == kBlack ? Outcome::kWhiteWins : Outcome::kBlackWins);
 }
 
+// The rules' own answer: play the move and ask game_status.
+bool move_wins(Position& pos, const Move& m) {
+  pos.make(m);
+  const bool won = mover_has_won(pos);
+  pos.unmake();
+  return won;
+}
+
 bool has_mate_in_one(Position& pos) {
   MoveList list;
   generate_legal(pos, list);
-  for (const Move& m : list) {
-    pos.make(m);
-    const bool won = mover_has_won(pos);
-    pos.unmake();
-    if (won) return true;
-  }
-  return false;
+  return std::any_of(list.begin(), list.end(), [&](const Move& m) { return move_wins(pos, m); });
 }
 
 std::shared_ptr<Evaluator> material() { return std::make_shared<MaterialEvaluator>(); }
@@ -240,9 +242,7 @@ TEST(MateScan, WinsAtOnceAgreesWithTheGameStatus) {
     MoveList list;
     generate_legal(pos, list);
     for (const Move& m : list) {
-      pos.make(m);
-      const bool expected = mover_has_won(pos);
-      pos.unmake();
+      const bool expected = move_wins(pos, m);
       EXPECT_EQ(wins_at_once(pos, m), expected) << fen << " " << to_coordinate(m);
       EXPECT_EQ(pos.fen(), fen) << "the position is not restored";
       wins += expected;

@@ -657,10 +657,10 @@ TEST(SelfPlayGame, AProvenWinIsPlayedAndIsTheWholeTarget) {
       for (std::size_t ply = 0; ply < game.record.moves.size(); ++ply) {
         while (next_sample < game.samples.size() && game.samples[next_sample].ply < ply) ++next_sample;
         const Move played = game.record.moves[ply];
-        bool mate_available = false;
         MoveList list;
         generate_legal(pos, list);
-        for (const Move& m : list) mate_available = mate_available || wins_at_once(pos, m);
+        const bool mate_available =
+            std::any_of(list.begin(), list.end(), [&](const Move& m) { return wins_at_once(pos, m); });
         if (mate_available) {
           ++mates;
           EXPECT_TRUE(wins_at_once(pos, played)) << "ply " << ply << ": a mate in one was not played";
