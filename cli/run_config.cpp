@@ -132,6 +132,7 @@ void visit_keys(Config& c, Visitor& v) {
     v.key("lr_decay_factor", t.lr_decay_factor);
     v.key("lr_min", t.lr_min);
     v.key("value_weight", t.value_weight);
+    v.key("q_ratio", t.q_ratio);
     v.key("moves_left_weight", t.moves_left_weight);
     v.key("symmetries", t.symmetries);
     v.key("window_min_samples", t.window.min_samples);
@@ -155,6 +156,7 @@ void visit_keys(Config& c, Visitor& v) {
     v.key("gumbel_rescale_q", e.gumbel_rescale_q);
     v.key("gumbel_c_scale", e.gumbel_c_scale);
     v.key("mate_scan", e.mate_scan);
+    v.key("gumbel_noise", e.gumbel_noise);
     v.key("promotion", e.promotion);
     v.key("games_vs_best", e.games_vs_best);
     v.key("gate_score", e.gate_score);
@@ -274,6 +276,7 @@ RunConfig RunConfig::parse(const std::string& text, const std::string& source) {
       auto& e = c.eval;
       if (e.playouts < 1) sec.fail_key("playouts", "must be at least 1");
       if (!(e.gumbel_c_scale > 0)) sec.fail_key("gumbel_c_scale", "must be above 0");
+      if (!(e.gumbel_noise >= 0)) sec.fail_key("gumbel_noise", "must not be negative");
       if (e.mcts_batch < 1) sec.fail_key("mcts_batch", "must be at least 1");
       if (e.promotion != "gating" && e.promotion != "continuous")
         sec.fail_key("promotion", "must be gating or continuous, not '" + e.promotion + "'");

@@ -44,6 +44,10 @@ struct EvalConfig {
   bool gumbel_rescale_q = true;      // as selfplay.gumbel_rescale_q
   float gumbel_c_scale = 0.1f;       // as selfplay.gumbel_c_scale
   bool mate_scan = false;            // as selfplay.mate_scan
+  // Scale of the Gumbel root's noise (MctsConfig::gumbel_noise_scale): 0
+  // plays the strongest move; 1 samples the root's candidates as self-play
+  // does, so a deterministic pair cannot repeat one draw game after game.
+  float gumbel_noise = 0.0f;
   std::string promotion = "gating";  // gating or continuous
   int games_vs_best = 20;
   double gate_score = 0.55;          // gating: promoted when it scores at least this

@@ -446,6 +446,40 @@ TEST(WriteSample, AGameWithoutResultGivesNoValueOrMovesLeftTarget) {
   EXPECT_THROW(write_shard(path, ShardHeader{}, {s}), std::runtime_error);
 }
 
+TEST(WriteSample, QRatioBlendsTheResultWithTheSearchValue) {
+  Sample s;
+  pack_position(Position::start(), s);
+  s.policy = {{7, 1.0f}};
+  s.result = 1;
+  s.root_q = -0.4f;
+  BatchData out;
+  out.planes.resize(nn::kInputSize);
+  out.policy.resize(nn::kPolicySize);
+  out.wdl.resize(3);
+  out.moves_left.resize(1);
+  auto expect_wdl = [&](float w, float d, float l) {
+    EXPECT_NEAR(out.wdl[0], w, 1e-6);
+    EXPECT_NEAR(out.wdl[1], d, 1e-6);
+    EXPECT_NEAR(out.wdl[2], l, 1e-6);
+  };
+  write_sample(s, out, 0, 0.0f);
+  expect_wdl(1, 0, 0);
+  // Half from q = -0.4, as the WDL (0, 0.6, 0.4).
+  write_sample(s, out, 0, 0.5f);
+  expect_wdl(0.5f, 0.3f, 0.2f);
+  write_sample(s, out, 0, 1.0f);
+  expect_wdl(0, 0.6f, 0.4f);
+  s.result = 0;
+  s.root_q = 0.25f;
+  write_sample(s, out, 0, 0.5f);
+  expect_wdl(0.125f, 0.875f, 0);
+  // No result: no value target, whatever the ratio.
+  s.flags |= kNoResult;
+  write_sample(s, out, 0, 0.5f);
+  expect_wdl(0, 0, 0);
+  EXPECT_THROW(BatchSampler(1, 4, true, 1.5f), std::invalid_argument);
+}
+
 TEST_F(BatchSamplerTest, RejectsAnEmptyOrOutOfRangeWindow) {
   BatchSampler sampler(3, 4);
   BatchData b;
@@ -1143,6 +1177,16 @@ void expect_config_error(const std::string& yaml, const std::string& key) {
   }
 }
 
+TEST(RunConfig, QRatioAndEvaluationNoiseAreRead) {
+  const cli::RunConfig plain = cli::RunConfig::parse("name: x\n", "test.yaml");
+  EXPECT_EQ(plain.training.q_ratio, 0.0f);
+  EXPECT_EQ(plain.eval.gumbel_noise, 0.0f);
+  const cli::RunConfig c =
+      cli::RunConfig::parse("training:\n  q_ratio: 0.5\nevaluation:\n  gumbel_noise: 1\n", "test.yaml");
+  EXPECT_EQ(c.training.q_ratio, 0.5f);
+  EXPECT_EQ(c.eval.gumbel_noise, 1.0f);
+}
+
 TEST(RunConfig, BadKeysAndValuesAreErrorsNamingTheKey) {
   EXPECT_NO_THROW(cli::RunConfig::parse("name: x\n", "test.yaml"));
   expect_config_error("name: x\nbogus_key: 3\n", "bogus_key");
@@ -1155,6 +1199,8 @@ TEST(RunConfig, BadKeysAndValuesAreErrorsNamingTheKey) {
   expect_config_error("selfplay:\n  gumbel_c_scale: 0\n", "gumbel_c_scale");
   expect_config_error("evaluation:\n  gumbel_c_scale: -1\n", "evaluation.gumbel_c_scale");
   expect_config_error("evaluation:\n  adjudicate_cp: 300\n", "evaluation.adjudicate_cp");
+  expect_config_error("training:\n  q_ratio: 1.5\n", "q_ratio");
+  expect_config_error("evaluation:\n  gumbel_noise: -1\n", "evaluation.gumbel_noise");
   expect_config_error("network: 3\n", "network");
 }
 

@@ -96,12 +96,13 @@ const selfplay::Sample& SampleStore::at(std::uint64_t i) const {
   return shards_[shard].samples[i - starts_[shard]];
 }
 
-BatchSampler::BatchSampler(std::uint64_t seed, int batch_size, bool symmetries)
-    : seed_(seed), batch_size_(batch_size), symmetries_(symmetries) {
+BatchSampler::BatchSampler(std::uint64_t seed, int batch_size, bool symmetries, float q_ratio)
+    : seed_(seed), batch_size_(batch_size), symmetries_(symmetries), q_ratio_(q_ratio) {
   if (batch_size < 1) throw std::invalid_argument("batch size must be at least 1");
+  if (!(q_ratio >= 0 && q_ratio <= 1)) throw std::invalid_argument("q_ratio must be in [0, 1]");
 }
 
-void write_sample(const selfplay::Sample& sample, BatchData& out, int row) {
+void write_sample(const selfplay::Sample& sample, BatchData& out, int row, float q_ratio) {
   selfplay::unpack_planes(sample, std::span<float, nn::kInputSize>(out.planes.data() + std::size_t(row) * nn::kInputSize,
                                                                   nn::kInputSize));
   float* policy = out.policy.data() + std::size_t(row) * nn::kPolicySize;
@@ -111,9 +112,12 @@ void write_sample(const selfplay::Sample& sample, BatchData& out, int row) {
   // A game cut at the length limit has no result: no value or moves-left
   // target (a zero WDL row adds nothing to the cross-entropy).
   const bool known = !(sample.flags & selfplay::kNoResult);
-  wdl[0] = known && sample.result > 0;
-  wdl[1] = known && sample.result == 0;
-  wdl[2] = known && sample.result < 0;
+  const float z = known ? 1.0f - q_ratio : 0.0f;
+  const float r = known ? q_ratio : 0.0f;
+  const float q = std::clamp(sample.root_q, -1.0f, 1.0f);
+  wdl[0] = z * (sample.result > 0) + r * std::max(q, 0.0f);
+  wdl[1] = z * (sample.result == 0) + r * (1.0f - std::abs(q));
+  wdl[2] = z * (sample.result < 0) + r * std::max(-q, 0.0f);
   out.moves_left[row] = known ? static_cast<float>(sample.plies_to_end) : -1.0f;
 }
 
@@ -141,9 +145,9 @@ void BatchSampler::fill(const SampleStore& store, std::uint64_t begin, std::uint
     const selfplay::Sample& sample = store.at(begin + perm_[position % size]);
     if (symmetries_) {
       const auto sym = static_cast<Symmetry>(mix64(seed_ ^ mix64(position + 0x5151)) % kSymmetryCount);
-      write_sample(sym == Symmetry::kIdentity ? sample : selfplay::transform_sample(sample, sym), out, row);
+      write_sample(sym == Symmetry::kIdentity ? sample : selfplay::transform_sample(sample, sym), out, row, q_ratio_);
     } else {
-      write_sample(sample, out, row);
+      write_sample(sample, out, row, q_ratio_);
     }
   }
 }

@@ -86,10 +86,11 @@ struct BatchData {
 // number), batch k taking the next batch_size of them, each through a
 // symmetry drawn from the seed and its place. So batch k is a function of
 // (store contents, window, seed, k): a resumed trainer draws the same
-// batches. `symmetries` false keeps every sample as it is.
+// batches. `symmetries` false keeps every sample as it is. `q_ratio` is
+// write_sample's.
 class BatchSampler {
  public:
-  BatchSampler(std::uint64_t seed, int batch_size, bool symmetries = true);
+  BatchSampler(std::uint64_t seed, int batch_size, bool symmetries = true, float q_ratio = 0);
   void fill(const SampleStore& store, std::uint64_t begin, std::uint64_t end, std::uint64_t batch_number,
             BatchData& out);
 
@@ -97,12 +98,16 @@ class BatchSampler {
   std::uint64_t seed_;
   int batch_size_;
   bool symmetries_;
+  float q_ratio_;
   // The permutation of the current pass, for the window it was made for.
   std::uint64_t perm_begin_ = 0, perm_end_ = 0, perm_pass_ = ~0ULL;
   std::vector<std::uint32_t> perm_;
 };
 
-// One sample into row `row` of a batch.
-void write_sample(const selfplay::Sample& sample, BatchData& out, int row);
+// One sample into row `row` of a batch. The value target is the game's
+// result, or with q_ratio > 0 that share of it taken from the search's root
+// value q = root_q instead: win max(q, 0), draw 1 - |q|, loss max(-q, 0).
+// A sample without a result (kNoResult) has no value target either way.
+void write_sample(const selfplay::Sample& sample, BatchData& out, int row, float q_ratio = 0);
 
 }  // namespace ultima::training

@@ -97,6 +97,7 @@ void TrainConfig::validate() const {
   if (!(lr_decay_factor > 0 && lr_decay_factor <= 1)) fail("lr_decay_factor must be in (0, 1]");
   if (lr_min < 0) fail("lr_min must not be negative");
   if (value_weight < 0 || moves_left_weight < 0) fail("loss weights must not be negative");
+  if (!(q_ratio >= 0 && q_ratio <= 1)) fail("q_ratio must be in [0, 1]");
   if (window.min_samples < 1) fail("window_min_samples must be at least 1");
   if (window.alpha < 0 || window.beta < 0) fail("window_alpha and window_beta must not be negative");
   if (checkpoint_every < 1) fail("checkpoint_every must be at least 1");
@@ -123,7 +124,7 @@ std::string checkpoint_path(const selfplay::RunDir& run, std::uint64_t step) {
 }
 
 TrainingRun::TrainingRun(const selfplay::RunDir& run, TrainConfig config, nn::DeviceOptions device)
-    : run_(run), config_(std::move(config)), sampler_(config_.seed, config_.batch_size, config_.symmetries) {
+    : run_(run), config_(std::move(config)), sampler_(config_.seed, config_.batch_size, config_.symmetries, config_.q_ratio) {
   config_.validate();
   const std::string first = run_.model_path(0);
   const nn::ModelFile model = nn::read_model_file(first);

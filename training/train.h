@@ -37,6 +37,10 @@ struct TrainConfig {
   float lr_decay_factor = 0.3f;
   float lr_min = 0.0005f;
   float value_weight = 1.0f;
+  // Share of the value target taken from the search's root value (the
+  // sample's root_q, as a WDL with the least draw that has that mean)
+  // instead of the game's result: 0 is the result alone.
+  float q_ratio = 0.0f;
   float moves_left_weight = 0.05f;
   bool symmetries = true;
   WindowConfig window;
