@@ -158,8 +158,8 @@ using MctsInfoCallback = std::function<void(const MctsResult&)>;
 int q_to_centipawns(double q);
 
 // A move from the root's visits for self-play: temperature 0 gives `best`;
-// otherwise visits^(1/T) weights, reproducible from `seed`. Falls back to
-// `best` when no move has visits.
+// otherwise visits^(1/T) weights, reproducible from `seed`. Gives `best`
+// when the root is a proven win or no move has visits.
 Move pick_move(const MctsResult& result, double temperature, std::uint64_t seed);
 
 class Mcts {

@@ -42,7 +42,8 @@ int q_to_centipawns(double q) {
 }
 
 Move pick_move(const MctsResult& result, double temperature, std::uint64_t seed) {
-  if (temperature <= 0) return result.best;
+  // A proven win is played: sampling by visits could pass it by.
+  if (temperature <= 0 || result.mate > 0) return result.best;
   std::uint32_t most = 0;
   for (const MctsRootMove& m : result.moves) most = std::max(most, m.visits);
   if (!most) return result.best;

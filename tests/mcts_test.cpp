@@ -294,6 +294,26 @@ TEST(MateScan, ProvesEachMoveThatAllowsAMateLostAtItsFirstVisit) {
   EXPECT_EQ(r.evaluations, static_cast<std::uint64_t>(count_legal(pos)) + 1);
 }
 
+// A proven win is played whatever the temperature: sampling by visits could
+// pass it by for a move the search has visited more.
+TEST(MateScan, APickAtATemperaturePlaysAProvenWin) {
+  int checked = 0;
+  for (const MateCase& c : kMatesInTwo) {
+    SCOPED_TRACE(c.name);
+    Mcts mcts(std::make_shared<KeyedEvaluator>(), mate_scan_config(true));
+    mcts.set_position(fen_position(c.fen));
+    const MctsResult r = mcts.search(playouts(20000));
+    if (r.mate <= 0) continue;  // not proven within the budget
+    const bool others_visited = std::any_of(r.moves.begin(), r.moves.end(), [&](const MctsRootMove& m) {
+      return m.move != r.best && m.visits > 0;
+    });
+    if (!others_visited) continue;
+    ++checked;
+    for (std::uint64_t seed = 0; seed < 100; ++seed) EXPECT_EQ(pick_move(r, 1.0, seed), r.best) << seed;
+  }
+  EXPECT_GT(checked, 0) << "no proven case where another move had visits";
+}
+
 TEST(MateScan, IsAPlayerSetting) {
   EXPECT_FALSE(MctsConfig{}.mate_scan);
   EXPECT_TRUE(parse_mcts_settings("mate_scan=true,playouts=8").config.mate_scan);
