@@ -119,6 +119,7 @@ class UciEngine {
     say("option name WeightsFile type string default <empty>");
     say("option name MctsThreads type spin default 1 min 1 max 256");
     say("option name MctsBatch type spin default 8 min 1 max 1024");
+    say("option name MateScan type check default false");
     say("uciok");
   }
 
@@ -187,6 +188,9 @@ class UciEngine {
       if (!parse_int(value, n) || n < 1 || n > 1024) return error(name + " must be an integer from 1 to 1024");
       (key == "mctsthreads" ? mcts_threads_ : mcts_batch_) = static_cast<int>(n);
       mcts_.reset();
+    } else if (key == "matescan") {
+      if (value != "true" && value != "false") return error("MateScan must be true or false");
+      mate_scan_ = value == "true";
     } else if (key == "level") {
       if (value == "none" || value.empty()) {
         named_level_.reset();
@@ -341,6 +345,7 @@ class UciEngine {
   void go_mcts(const SearchLimits& limits) {
     MctsConfig config = mcts_->config();
     config.multipv = multipv_;
+    config.mate_scan = mate_scan_;
     config.info_interval_ms = 500;
     mcts_->set_config(config);
     mcts_->set_position(pos_);
@@ -456,6 +461,7 @@ class UciEngine {
   bool use_mcts_ = false;
   std::string weights_;
   int mcts_threads_ = 1, mcts_batch_ = 8;
+  bool mate_scan_ = false;
   std::unique_ptr<Mcts> mcts_;
   std::atomic<bool> stop_requested_{false};
 };
