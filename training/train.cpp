@@ -124,7 +124,9 @@ std::string checkpoint_path(const selfplay::RunDir& run, std::uint64_t step) {
 }
 
 TrainingRun::TrainingRun(const selfplay::RunDir& run, TrainConfig config, nn::DeviceOptions device)
-    : run_(run), config_(std::move(config)), sampler_(config_.seed, config_.batch_size, config_.symmetries, config_.q_ratio) {
+    : run_(run),
+      config_(std::move(config)),
+      sampler_(config_.seed, config_.batch_size, config_.symmetries, config_.q_ratio) {
   config_.validate();
   const std::string first = run_.model_path(0);
   const nn::ModelFile model = nn::read_model_file(first);
