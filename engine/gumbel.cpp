@@ -99,4 +99,19 @@ void SequentialHalving::halve(const std::vector<double>& score) {
   plan_phase();
 }
 
+void SequentialHalving::replace(int lost, int fresh) {
+  const auto it = std::find(remaining_.begin(), remaining_.end(), lost);
+  if (it == remaining_.end()) return;
+  *it = fresh;
+  std::size_t spent = 0;
+  for (std::size_t i = 0; i < schedule_.size(); ++i) {
+    if (schedule_[i] != lost) continue;
+    if (i < next_)
+      ++spent;
+    else
+      schedule_[i] = fresh;
+  }
+  schedule_.insert(schedule_.end(), spent, fresh);
+}
+
 }  // namespace ultima::gumbel

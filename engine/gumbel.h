@@ -66,6 +66,10 @@ class SequentialHalving {
   int next();
   // Keeps the better half by score (indexed by move), at least two.
   void halve(const std::vector<double>& score);
+  // `fresh` takes the place of `lost` among the remaining moves, with the
+  // visits of this phase still due to `lost` and as many again as `lost`
+  // has had in it. Nothing happens when `lost` is not among them.
+  void replace(int lost, int fresh);
   const std::vector<int>& remaining() const { return remaining_; }
   void clear() { remaining_.clear(); schedule_.clear(); }
 

@@ -479,7 +479,9 @@ void Mcts::after_root_expanded(Run& run) {
       planned = run.limits.visits - std::min<std::uint64_t>(run.limits.visits, root_->visits);
     planned = std::max<std::uint64_t>(planned, 1);
     const int m = static_cast<int>(std::min<std::uint64_t>(std::max(1, config_.gumbel_actions), planned));
-    run.halving.start(gumbel::top_k(run.gumbel_noise, priors, m), planned);
+    run.gumbel_order = gumbel::top_k(run.gumbel_noise, priors, static_cast<int>(priors.size()));
+    run.next_candidate = std::min<std::size_t>(m, run.gumbel_order.size());
+    run.halving.start({run.gumbel_order.begin(), run.gumbel_order.begin() + run.next_candidate}, planned);
   } else if (config_.noise_epsilon > 0) {
     apply_root_noise(run.rng);
   }
@@ -520,9 +522,30 @@ std::vector<double> Mcts::gumbel_scores(const Run& run) const {
 }
 
 void Mcts::step_gumbel(Run& run) {
+  if (!run.halving.started()) return;
+  replace_lost_moves(run);
   // A phase ends once all its playouts are back: halving needs their values.
-  if (run.halving.started() && run.halving.phase_done() && root_->in_flight == 0)
-    run.halving.halve(gumbel_scores(run));
+  if (run.halving.phase_done() && root_->in_flight == 0) run.halving.halve(gumbel_scores(run));
+}
+
+void Mcts::replace_lost_moves(Run& run) {
+  // A planned move proven lost has nothing left to show, and would take the
+  // plan's playouts with it: the next move in Gumbel order gets its place,
+  // so that with most moves losing at once the search still finds the ones
+  // that do not.
+  auto lost = [&](int edge) {
+    const Node* c = root_->child(edge);
+    return c && c->proof == Proof::kLoss;
+  };
+  // replace() keeps the list's length and order.
+  for (std::size_t i = 0; i < run.halving.remaining().size(); ++i) {
+    const int edge = run.halving.remaining()[i];
+    if (!lost(edge)) continue;
+    while (run.next_candidate < run.gumbel_order.size() && lost(run.gumbel_order[run.next_candidate]))
+      ++run.next_candidate;
+    if (run.next_candidate == run.gumbel_order.size()) return;
+    run.halving.replace(edge, run.gumbel_order[run.next_candidate++]);
+  }
 }
 
 }  // namespace ultima

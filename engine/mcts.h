@@ -78,7 +78,10 @@ struct MctsConfig {
 
   // Gumbel root: sequential halving over gumbel_actions sampled moves in
   // place of PUCT at the root (PUCT stays below it). Its budget is the
-  // search's playouts, or gumbel_planned_playouts under other limits.
+  // search's playouts, or gumbel_planned_playouts under other limits. A
+  // sampled move proven lost (as the mate scan proves a move that allows a
+  // mate in one) gives its place and its playouts to the next move in the
+  // sampled order.
   bool gumbel = false;
   int gumbel_actions = 16;
   // sigma(q) = (c_visit + max visits) * c_scale * q, q min-max normalized
@@ -215,6 +218,7 @@ class Mcts {
   void apply_root_noise(std::mt19937_64& rng);
   void restore_root_priors();
   void step_gumbel(Run& run);
+  void replace_lost_moves(Run& run);
   // Per root edge: the evaluator's prior (before noise), visits, and Q
   // (the exact value where proven), from the side to move's view.
   struct RootStats {

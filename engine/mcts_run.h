@@ -30,6 +30,11 @@ struct Mcts::Run {
   // Gumbel root.
   bool gumbel = false;
   std::vector<double> gumbel_noise;  // per root edge
+  // Every root edge by g + logit, best first: the first gumbel_actions are
+  // the plan's; the rest, from next_candidate on, stand in for moves of the
+  // plan proven lost.
+  std::vector<int> gumbel_order;
+  std::size_t next_candidate = 0;
   gumbel::SequentialHalving halving;
 };
 

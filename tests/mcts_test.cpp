@@ -655,6 +655,20 @@ TEST(MctsGumbel, SequentialHalvingSpendsThePlannedVisits) {
   EXPECT_EQ(visits, (std::vector<int>{2, 6, 6, 2}));
 }
 
+TEST(MctsGumbel, SequentialHalvingHandsALostMovesPlaceToAnother) {
+  gumbel::SequentialHalving halving;
+  halving.start({0, 1, 2, 3}, 16);  // 2 phases; the first gives each move 2 visits
+  std::vector<int> visits(6, 0);
+  for (int i = 0; i < 5; ++i) ++visits[halving.next()];  // 0 1 2 3 0
+  halving.replace(5, 4);                                  // not planned: nothing
+  EXPECT_EQ(halving.remaining(), (std::vector<int>{0, 1, 2, 3}));
+  halving.replace(0, 4);  // 0 has had both its visits: 4 gets two of its own
+  halving.replace(2, 5);  // 2 has had one: 5 gets the one due and one more
+  EXPECT_EQ(halving.remaining(), (std::vector<int>{4, 1, 5, 3}));
+  for (int a; (a = halving.next()) >= 0;) ++visits[a];
+  EXPECT_EQ(visits, (std::vector<int>{2, 2, 1, 2, 2, 2}));
+}
+
 TEST(MctsGumbel, ImprovedPolicyIsThePriorBeforeAnyVisitAndFollowsQAfter) {
   const std::vector<float> priors{0.5f, 0.3f, 0.2f};
   const gumbel::Scale scale;
@@ -743,6 +757,38 @@ TEST(MctsGumbel, EnoughPlayoutsFindTheMateInOne) {
       return a.improved_policy < b.improved_policy;
     });
     EXPECT_GT(top.mate, 0) << to_coordinate(top.move);
+  }
+}
+
+// 45 of White's 48 moves here allow a mate in one. The mate scan proves
+// each of them lost at its first visit, and a plan of 4 sampled moves
+// mostly holds none of the other 3: moves proven lost give their place to
+// the next ones in the sampled order, so the search ends on a move that
+// does not lose.
+TEST(MctsGumbel, MovesProvenLostGiveTheirPlaceInThePlan) {
+  Position pos = fen_position("c5l1/ppxpk3/2p1p3/p7/P2PxW1P/P5i1/1PX2KP1/I1LP1XLC w 21 27");
+  MoveList moves;
+  generate_legal(pos, moves);
+  std::vector<Move> safe;
+  for (const Move& m : moves) {
+    pos.make(m);
+    if (!has_mate_in_one(pos)) safe.push_back(m);
+    pos.unmake();
+  }
+  ASSERT_EQ(moves.size(), 48);
+  ASSERT_EQ(safe.size(), 3u);
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    SCOPED_TRACE(seed);
+    MctsConfig config;
+    config.gumbel = true;
+    config.gumbel_actions = 4;
+    config.mate_scan = true;
+    config.seed = seed;
+    Mcts mcts(std::make_shared<KeyedEvaluator>(), config);
+    mcts.set_position(pos);
+    const MctsResult r = mcts.search(playouts(100));
+    EXPECT_TRUE(std::find(safe.begin(), safe.end(), r.best) != safe.end()) << to_coordinate(r.best) << " loses";
+    EXPECT_EQ(r.best, r.gumbel_choice);
   }
 }
 
