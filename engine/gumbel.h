@@ -6,7 +6,9 @@
 // value mixed from the network's value and the visited moves' Q.
 //
 // Everything here works on plain per-move vectors (index = root edge), so it
-// knows nothing of the tree or of threads.
+// knows nothing of the tree or of threads: the search (Mcts) decides when a
+// planned move is proven lost and hands its place to another with
+// SequentialHalving::replace.
 #pragma once
 
 #include <cstdint>
