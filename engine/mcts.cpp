@@ -437,6 +437,8 @@ void Mcts::back_up(Run& run, Worker& worker) {
     run.evaluations += evaluated;
     ++run.batches;
   }
+  // Proofs are only made here: the plan loses its lost moves before the next selection.
+  if (run.gumbel && run.halving.started()) replace_lost_moves(run);
   for (Node* n : worker.collisions)
     for (; n; n = n->parent) --n->in_flight;
   worker.collisions.clear();
@@ -482,6 +484,7 @@ void Mcts::after_root_expanded(Run& run) {
     run.gumbel_order = gumbel::top_k(run.gumbel_noise, priors, static_cast<int>(priors.size()));
     run.next_candidate = std::min<std::size_t>(m, run.gumbel_order.size());
     run.halving.start({run.gumbel_order.begin(), run.gumbel_order.begin() + run.next_candidate}, planned);
+    replace_lost_moves(run);  // a reused tree may hold moves proven lost already
   } else if (config_.noise_epsilon > 0) {
     apply_root_noise(run.rng);
   }
@@ -523,7 +526,6 @@ std::vector<double> Mcts::gumbel_scores(const Run& run) const {
 
 void Mcts::step_gumbel(Run& run) {
   if (!run.halving.started()) return;
-  replace_lost_moves(run);
   // A phase ends once all its playouts are back: halving needs their values.
   if (run.halving.phase_done() && root_->in_flight == 0) run.halving.halve(gumbel_scores(run));
 }
