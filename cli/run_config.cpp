@@ -139,6 +139,7 @@ void visit_keys(Config& c, Visitor& v) {
     v.key("window_alpha", t.window.alpha);
     v.key("window_beta", t.window.beta);
     v.key("window_max_samples", t.window.max_samples);
+    v.key("ema_halflife", t.ema_halflife);
     v.key("checkpoint_every", t.checkpoint_every);
     v.key("keep_checkpoints", t.keep_checkpoints);
     v.key("log_every", t.log_every);

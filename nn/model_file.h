@@ -75,4 +75,12 @@ void check_architecture(const std::string& path, const NetArchitecture& file, co
 
 std::uint64_t fnv1a64(const char* data, std::size_t size);
 
+// Moves `average` towards `current`, two payloads of the same network:
+// every float32 tensor becomes keep * average + (1 - keep) * current, and
+// the other tensors (batch-norm step counters) are taken from `current`.
+// For an exponential moving average of the weights (training/train.h).
+// Throws ModelFileError, leaving `average` as it was, when the payloads'
+// tensors differ in name, type or shape, or a payload is malformed.
+void blend_payloads(std::vector<char>& average, const std::vector<char>& current, double keep);
+
 }  // namespace ultima::nn

@@ -72,4 +72,20 @@ steps_a=$(cut -d, -f2 "$work/a/metrics.csv" | tr '\n' ' ')
 steps_b=$(cut -d, -f2 "$work/b/metrics.csv" | tr '\n' ' ')
 [ "$steps_a" = "$steps_b" ] || fail "metrics.csv steps differ: [$steps_a] vs [$steps_b]"
 echo "model identical; metrics rows: $steps_b"
+
+# The tiny config exports a moving average of the weights (ema_halflife),
+# kept in the checkpoints: the model above is that average, not the
+# trainer's own weights, which a run without it exports.
+grep -q '^average_bytes ' "$(ls "$work/a/checkpoints/"*.ckpt | tail -1)" ||
+  fail "the checkpoint holds no moving average"
+mkdir -p "$work/c"
+cp -r "$work/a/selfplay" "$work/a/models" "$work/c/"
+rm "$work/c/models/model-000001.unn"
+sed 's/^  ema_halflife: .*/  ema_halflife: 0/' "$work/a/config.yaml" > "$work/c/config.yaml"
+grep -q '^  ema_halflife: 0$' "$work/c/config.yaml" || fail "the run's config has no ema_halflife key"
+"$ultima" train --run-dir "$work/c" --until $until_step > /dev/null 2>&1
+[ -e "$work/c/models/model-000001.unn" ] || fail "no model without the moving average"
+! cmp -s "$work/a/models/model-000001.unn" "$work/c/models/model-000001.unn" ||
+  fail "the moving average exported the trainer's own weights"
+echo "the moving average differs from the trainer's weights"
 echo "PASS"

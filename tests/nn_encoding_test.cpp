@@ -334,6 +334,77 @@ TEST(NnModelFile, ArchitectureCheckListsTheDifferences) {
   EXPECT_NO_THROW(check_architecture("net.unn", file, file));
 }
 
+// A payload in the model files' tensor format (nn/README.md): a float32
+// tensor "w" of shape [2, 2] and an int64 scalar "n".
+std::vector<char> tiny_payload(const float (&w)[4], std::int64_t n, const std::string& name = "w") {
+  std::string b = "UNT1";
+  auto put = [&](const void* p, std::size_t size) { b.append(static_cast<const char*>(p), size); };
+  const std::uint32_t count = 2;
+  put(&count, 4);
+  const std::uint16_t w_name = static_cast<std::uint16_t>(name.size());
+  put(&w_name, 2);
+  b += name;
+  b += '\0';  // float32
+  b += '\2';  // two dimensions
+  const std::int64_t two = 2;
+  put(&two, 8);
+  put(&two, 8);
+  put(w, sizeof w);
+  const std::uint16_t n_name = 1;
+  put(&n_name, 2);
+  b += "n";
+  b += '\1';  // int64
+  b += '\0';  // a scalar
+  put(&n, 8);
+  return std::vector<char>(b.begin(), b.end());
+}
+
+TEST(NnModelFile, BlendingMovesFloatTensorsAndCopiesCounters) {
+  const float a[4] = {1, 2, -4, 8}, c[4] = {3, 2, 4, 0};
+  std::vector<char> average = tiny_payload(a, 7);
+  blend_payloads(average, tiny_payload(c, 9), 0.75);
+  const float want[4] = {1.5f, 2.0f, -2.0f, 6.0f};
+  EXPECT_EQ(average, tiny_payload(want, 9));
+  // keep 1 leaves the floats alone, keep 0 copies the current weights.
+  std::vector<char> kept = tiny_payload(a, 7);
+  blend_payloads(kept, tiny_payload(c, 9), 1.0);
+  EXPECT_EQ(kept, tiny_payload(a, 9));
+  blend_payloads(kept, tiny_payload(c, 9), 0.0);
+  EXPECT_EQ(kept, tiny_payload(c, 9));
+
+  auto error = [&](std::vector<char> current) {
+    std::vector<char> avg = tiny_payload(a, 7);
+    try {
+      blend_payloads(avg, current, 0.5);
+    } catch (const ModelFileError& e) {
+      EXPECT_EQ(avg, tiny_payload(a, 7)) << "a refused payload leaves the average alone";
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(error(tiny_payload(c, 9, "v")).find("differs in name, type or shape"), std::string::npos);
+  std::vector<char> cut = tiny_payload(c, 9);
+  cut.resize(cut.size() - 1);
+  EXPECT_NE(error(cut).find("differ in size"), std::string::npos);
+  std::vector<char> junk = tiny_payload(c, 9);
+  junk[0] = 'X';
+  EXPECT_NE(error(junk).find("not a weights payload"), std::string::npos);
+  // A tensor count beyond the data is found after two tensors were blended;
+  // the average is still left as it was.
+  std::vector<char> more = tiny_payload(c, 9);
+  more[4] = 3;
+  std::vector<char> avg_more = tiny_payload(a, 7);
+  avg_more[4] = 3;
+  const std::vector<char> before = avg_more;
+  try {
+    blend_payloads(avg_more, more, 0.5);
+    ADD_FAILURE() << "no error";
+  } catch (const ModelFileError& e) {
+    EXPECT_NE(std::string(e.what()).find("truncated"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(avg_more, before);
+}
+
 // ---- config
 
 TEST(NnConfig, KeysAndErrors) {

@@ -1200,6 +1200,7 @@ TEST(RunConfig, BadKeysAndValuesAreErrorsNamingTheKey) {
   expect_config_error("evaluation:\n  gumbel_c_scale: -1\n", "evaluation.gumbel_c_scale");
   expect_config_error("evaluation:\n  adjudicate_cp: 300\n", "evaluation.adjudicate_cp");
   expect_config_error("training:\n  q_ratio: 1.5\n", "q_ratio");
+  expect_config_error("training:\n  ema_halflife: -1\n", "ema_halflife");
   expect_config_error("evaluation:\n  gumbel_noise: -1\n", "evaluation.gumbel_noise");
   expect_config_error("network: 3\n", "network");
 }

@@ -25,6 +25,7 @@ constexpr const char* kMetricsHeader =
 struct Checkpoint {
   std::uint64_t step = 0;
   std::vector<char> state;
+  std::vector<char> average;
 };
 
 std::string arch_fields(const nn::NetArchitecture& a) {
@@ -46,12 +47,13 @@ Checkpoint read_checkpoint(const std::string& path, const nn::NetArchitecture& a
   if (magic != kCheckpointMagic) throw std::runtime_error(path + ": not a checkpoint");
   if (version != 1) throw std::runtime_error(path + ": checkpoint version " + std::to_string(version) + " is unknown");
   Checkpoint c;
-  std::uint64_t size = 0, checksum = 0;
+  std::uint64_t size = 0, average_size = 0, checksum = 0;
   std::string arch_text;
   std::string key;
   while (header >> key) {
     if (key == "step") header >> c.step;
     else if (key == "bytes") header >> size;
+    else if (key == "average_bytes") header >> average_size;
     else if (key == "checksum") header >> checksum;
     else if (key == "architecture") { std::getline(header, arch_text); }
     else throw std::runtime_error(path + ": unknown checkpoint field '" + key + "'");
@@ -59,12 +61,15 @@ Checkpoint read_checkpoint(const std::string& path, const nn::NetArchitecture& a
   if (arch_text.size() && arch_text[0] == ' ') arch_text.erase(0, 1);
   if (arch_text != arch_fields(arch))
     throw std::runtime_error(path + ": the checkpoint is of another architecture (" + arch_text + ")");
-  if (bytes.size() - end - 2 != size)
-    throw std::runtime_error(path + ": truncated checkpoint (" + std::to_string(bytes.size() - end - 2) + " of " +
-                             std::to_string(size) + " bytes)");
-  c.state.assign(bytes.begin() + static_cast<std::ptrdiff_t>(end + 2), bytes.end());
-  if (nn::fnv1a64(c.state.data(), c.state.size()) != checksum)
+  const std::uint64_t have = bytes.size() - end - 2;
+  if (have != size + average_size)
+    throw std::runtime_error(path + ": truncated checkpoint (" + std::to_string(have) + " of " +
+                             std::to_string(size + average_size) + " bytes)");
+  if (nn::fnv1a64(bytes.data() + end + 2, have) != checksum)
     throw std::runtime_error(path + ": checkpoint checksum mismatch (corrupt file)");
+  const auto first = bytes.begin() + static_cast<std::ptrdiff_t>(end + 2);
+  c.state.assign(first, first + static_cast<std::ptrdiff_t>(size));
+  c.average.assign(first + static_cast<std::ptrdiff_t>(size), bytes.end());
   return c;
 }
 
@@ -100,6 +105,7 @@ void TrainConfig::validate() const {
   if (!(q_ratio >= 0 && q_ratio <= 1)) fail("q_ratio must be in [0, 1]");
   if (window.min_samples < 1) fail("window_min_samples must be at least 1");
   if (window.alpha < 0 || window.beta < 0) fail("window_alpha and window_beta must not be negative");
+  if (ema_halflife < 0) fail("ema_halflife must not be negative");
   if (checkpoint_every < 1) fail("checkpoint_every must be at least 1");
   if (keep_checkpoints < 1) fail("keep_checkpoints must be at least 1");
   if (log_every < 1) fail("log_every must be at least 1");
@@ -140,6 +146,10 @@ TrainingRun::TrainingRun(const selfplay::RunDir& run, TrainConfig config, nn::De
   options.device = device;
   trainer_ = nn::Trainer::create(architecture_, model.payload, config_.seed, options);
   load_latest_checkpoint();
+  // The average starts from the weights where there is none yet (a new run,
+  // or ema_halflife set on a run trained without it).
+  if (config_.ema_halflife == 0) average_.clear();
+  else if (average_.empty()) average_ = trainer_->payload();
 }
 
 TrainingRun::~TrainingRun() = default;
@@ -151,6 +161,7 @@ void TrainingRun::load_latest_checkpoint() {
       Checkpoint c = read_checkpoint(it->second, architecture_);
       trainer_->restore(c.state);
       step_ = c.step;
+      average_ = std::move(c.average);
       spdlog::info("train: resumed from {} (step {})", it->second, step_);
       break;
     } catch (const std::exception& e) {
@@ -190,12 +201,16 @@ void TrainingRun::refresh_samples(const std::vector<std::string>& paths) {
 }
 
 void TrainingRun::save_checkpoint() {
-  const std::vector<char> state = trainer_->state();
+  std::vector<char> blob = trainer_->state();
+  const std::size_t state_size = blob.size();
+  blob.insert(blob.end(), average_.begin(), average_.end());
   std::ostringstream header;
-  header << kCheckpointMagic << " 1\nstep " << step_ << "\nbytes " << state.size() << "\nchecksum "
-         << nn::fnv1a64(state.data(), state.size()) << "\narchitecture " << arch_fields(architecture_) << "\n\n";
+  header << kCheckpointMagic << " 1\nstep " << step_ << "\nbytes " << state_size;
+  if (!average_.empty()) header << "\naverage_bytes " << average_.size();
+  header << "\nchecksum " << nn::fnv1a64(blob.data(), blob.size()) << "\narchitecture "
+         << arch_fields(architecture_) << "\n\n";
   std::string bytes = header.str();
-  bytes.append(state.begin(), state.end());
+  bytes.append(blob.begin(), blob.end());
   selfplay::write_file_atomically(checkpoint_path(run_, step_), bytes);
   auto checkpoints = list_checkpoints(run_);
   const int extra = static_cast<int>(checkpoints.size()) - config_.keep_checkpoints;
@@ -253,6 +268,7 @@ bool TrainingRun::train_until(std::uint64_t target, const std::function<void(con
       throw std::runtime_error("train: the loss is not finite at step " + std::to_string(step_ + 1) +
                                " (lower lr?)");
     ++step_;
+    update_average();
     sum.total += l.total;
     sum.policy += l.policy;
     sum.value += l.value;
@@ -279,13 +295,25 @@ bool TrainingRun::train_until(std::uint64_t target, const std::function<void(con
   return true;
 }
 
+void TrainingRun::update_average() {
+  if (config_.ema_halflife == 0) return;
+  // Every `every` steps rather than every step: copying the weights out of
+  // the module costs about as much as a small step.
+  const int every = std::max(1, config_.ema_halflife / 50);
+  if (step_ % static_cast<std::uint64_t>(every) != 0) return;
+  const double n = static_cast<double>(step_);
+  const double keep = std::min(std::pow(0.5, static_cast<double>(every) / config_.ema_halflife),
+                               std::pow((1.0 + n) / (10.0 + n), every));
+  nn::blend_payloads(average_, trainer_->payload(), keep);
+}
+
 std::string TrainingRun::export_model(std::uint64_t version, const std::string& rules) const {
   nn::ModelHeader header;
   header.architecture = architecture_;
   header.rules = rules;
   header.training_step = step_;
   const std::string path = run_.model_path(version);
-  nn::write_model_file(path, header, trainer_->payload());
+  nn::write_model_file(path, header, average_.empty() ? trainer_->payload() : average_);
   return path;
 }
 

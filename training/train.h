@@ -44,6 +44,12 @@ struct TrainConfig {
   float moves_left_weight = 0.05f;
   bool symmetries = true;
   WindowConfig window;
+  // Exported models are an exponential moving average of the weights when
+  // > 0, updated every k = max(1, ema_halflife / 50) steps: after step n it
+  // keeps min(0.5^(k/ema_halflife), ((1+n)/(10+n))^k) of itself, so it
+  // spans about the last tenth of training early on and has a half-life of
+  // ema_halflife steps later. 0: the trainer's own weights are exported.
+  int ema_halflife = 0;
   int checkpoint_every = 500;  // steps (a checkpoint is also written at the end of each call)
   int keep_checkpoints = 2;
   int log_every = 50;          // steps per metrics.csv row and progress line
@@ -80,13 +86,15 @@ class TrainingRun {
   // Throws std::runtime_error when there are no samples.
   bool train_until(std::uint64_t target, const std::function<void(const TrainProgress&)>& progress = {},
                    const std::atomic<bool>* stop = nullptr);
-  // Writes the current weights as model `version` (atomic). Returns its path.
+  // Writes the current weights (their moving average with ema_halflife) as
+  // model `version` (atomic). Returns its path.
   std::string export_model(std::uint64_t version, const std::string& rules) const;
   void save_checkpoint();
 
  private:
   void load_latest_checkpoint();
   void append_metrics(const TrainProgress& p);
+  void update_average();
   selfplay::RunDir run_;
   TrainConfig config_;
   nn::NetArchitecture architecture_;
@@ -94,10 +102,12 @@ class TrainingRun {
   SampleStore store_;
   BatchSampler sampler_;
   std::uint64_t step_ = 0;
+  std::vector<char> average_;  // moving average of the weights (a payload), with ema_halflife
 };
 
 // Checkpoint files: checkpoints/step-NNNNNNNNN.ckpt, a text header (magic,
-// step, architecture, state size and FNV-1a checksum) and the state blob.
+// step, architecture, state size, average size and FNV-1a checksum), the
+// state blob and the weights' moving average (with ema_halflife).
 std::string checkpoint_path(const selfplay::RunDir& run, std::uint64_t step);
 
 }  // namespace ultima::training
