@@ -88,4 +88,16 @@ grep -q '^  ema_halflife: 0$' "$work/c/config.yaml" || fail "the run's config ha
 ! cmp -s "$work/a/models/model-000001.unn" "$work/c/models/model-000001.unn" ||
   fail "the moving average exported the trainer's own weights"
 echo "the moving average differs from the trainer's weights"
+
+# A damaged newest checkpoint (a size that does not match) is skipped with a
+# warning naming it, and training resumes from the one before.
+cp -r "$work/a" "$work/d"
+newest=$(ls "$work/d/checkpoints/"*.ckpt | tail -1)
+sed -i 's/^average_bytes .*/average_bytes 18446744073709551000/' "$newest"
+"$ultima" train --run-dir "$work/d" --until $((until_step + 10)) > "$work/d.log" 2>&1 ||
+  { cat "$work/d.log" >&2; fail "training did not resume past a damaged checkpoint"; }
+grep -q "skipping checkpoint: $newest: truncated checkpoint" "$work/d.log" ||
+  { cat "$work/d.log" >&2; fail "no warning named the damaged checkpoint"; }
+grep -q "resumed from" "$work/d.log" || fail "training did not resume from the older checkpoint"
+echo "a damaged checkpoint is skipped"
 echo "PASS"

@@ -62,7 +62,7 @@ Checkpoint read_checkpoint(const std::string& path, const nn::NetArchitecture& a
   if (arch_text != arch_fields(arch))
     throw std::runtime_error(path + ": the checkpoint is of another architecture (" + arch_text + ")");
   const std::uint64_t have = bytes.size() - end - 2;
-  if (have != size + average_size)
+  if (size > have || average_size != have - size)
     throw std::runtime_error(path + ": truncated checkpoint (" + std::to_string(have) + " of " +
                              std::to_string(size + average_size) + " bytes)");
   if (nn::fnv1a64(bytes.data() + end + 2, have) != checksum)
@@ -297,8 +297,8 @@ bool TrainingRun::train_until(std::uint64_t target, const std::function<void(con
 
 void TrainingRun::update_average() {
   if (config_.ema_halflife == 0) return;
-  // Every `every` steps rather than every step: copying the weights out of
-  // the module costs about as much as a small step.
+  // Every `every` steps rather than every step: each update copies all the
+  // weights out of the module (off the GPU, with a CUDA trainer).
   const int every = std::max(1, config_.ema_halflife / 50);
   if (step_ % static_cast<std::uint64_t>(every) != 0) return;
   const double n = static_cast<double>(step_);
