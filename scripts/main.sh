@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the project needs, builds it, and runs the main job: the
 # self-play / training / evaluation loop on its built-in config
-# (configs/cpu.yaml, at most 110 minutes on a desktop CPU) in runs/main.
+# (configs/cpu.yaml, no generation started after 110 minutes) in runs/main.
 # Run again, it resumes where it stopped. Arguments, when given, replace
 # the loop's (e.g. --config configs/tiny.yaml --run-dir runs/tiny).
 set -euo pipefail
