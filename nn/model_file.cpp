@@ -4,8 +4,8 @@
 #include <unistd.h>
 
 #include <charconv>
-#include <cstring>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -248,7 +248,8 @@ void check_architecture(const std::string& path, const NetArchitecture& file, co
 }
 
 void blend_payloads(std::vector<char>& average_out, const std::vector<char>& current, double keep) {
-  std::vector<char> average = average_out;  // left as it was when the payloads do not match
+  // Blends a copy, so that a payload refused halfway leaves the average as it was.
+  std::vector<char> average = average_out;
   auto bad = [](const std::string& problem) { throw ModelFileError("averaging weights: " + problem); };
   if (average.size() != current.size()) bad("the payloads differ in size");
   std::size_t at = 0;
