@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "encoding.h"
+#include "payload_format.h"
 #include "policy_index.h"
 
 namespace ultima::nn {
@@ -247,58 +248,35 @@ void check_architecture(const std::string& path, const NetArchitecture& file, co
   if (!diff.empty()) fail(path, "the network's architecture differs: " + diff);
 }
 
-void blend_payloads(std::vector<char>& average_out, const std::vector<char>& current, double keep) {
-  // Blends a copy, so that a payload refused halfway leaves the average as it was.
-  std::vector<char> average = average_out;
+void blend_payloads(std::vector<char>& average, const std::vector<char>& current, double keep) {
   auto bad = [](const std::string& problem) { throw ModelFileError("averaging weights: " + problem); };
   if (average.size() != current.size()) bad("the payloads differ in size");
-  std::size_t at = 0;
-  auto take = [&](std::size_t n) {
-    if (current.size() - at < n) bad("the payload is truncated");
-    const std::size_t from = at;
-    at += n;
-    return from;
-  };
-  auto read_u = [&](std::size_t n) {
-    std::uint64_t v = 0;
-    std::memcpy(&v, current.data() + take(n), n);  // little-endian, as written
-    return v;
-  };
-  if (current.size() < 4 || std::memcmp(current.data(), "UNT1", 4) != 0) bad("not a weights payload");
-  take(4);
-  const std::uint64_t count = read_u(4);
-  for (std::uint64_t t = 0; t < count; ++t) {
-    const std::size_t head = at;
-    take(read_u(2));  // name
-    const std::uint64_t type = read_u(1);
-    const std::uint64_t dims = read_u(1);
-    std::uint64_t elements = 1;
-    for (std::uint64_t d = 0; d < dims; ++d) {
-      std::int64_t size = 0;
-      std::memcpy(&size, current.data() + take(8), 8);
-      if (size < 0) bad("a tensor has a negative size");
-      elements *= static_cast<std::uint64_t>(size);
-    }
-    if (type > 1) bad("unknown tensor type " + std::to_string(type));
-    if (std::memcmp(average.data() + head, current.data() + head, at - head) != 0)
+  if (current.size() < 4 || std::memcmp(current.data(), payload::kMagic, 4) != 0) bad("not a weights payload");
+  std::vector<payload::Record> records;
+  try {
+    records = payload::read_records(current.data(), current.size());
+  } catch (const std::runtime_error& e) {
+    bad(e.what());
+  }
+  // Every record's name, type and shape must match before anything changes.
+  for (std::size_t t = 0; t < records.size(); ++t) {
+    const payload::Record& r = records[t];
+    if (std::memcmp(average.data() + r.offset, current.data() + r.offset, r.data_at - r.offset) != 0)
       bad("tensor " + std::to_string(t) + " differs in name, type or shape");
-    const std::size_t width = type == 0 ? 4 : 8;
-    if (elements > (current.size() - at) / width) bad("the payload is truncated");
-    const std::size_t data = take(elements * width);
-    if (type != 0) {
-      std::memcpy(average.data() + data, current.data() + data, elements * width);
+  }
+  for (const payload::Record& r : records) {
+    if (r.type != payload::kFloat32) {
+      std::memcpy(average.data() + r.data_at, current.data() + r.data_at, r.data_bytes);
       continue;
     }
-    for (std::uint64_t i = 0; i < elements; ++i) {
+    for (std::size_t i = 0; i < r.data_bytes; i += 4) {
       float a = 0, c = 0;
-      std::memcpy(&a, average.data() + data + 4 * i, 4);
-      std::memcpy(&c, current.data() + data + 4 * i, 4);
+      std::memcpy(&a, average.data() + r.data_at + i, 4);
+      std::memcpy(&c, current.data() + r.data_at + i, 4);
       const float blended = static_cast<float>(keep * a + (1.0 - keep) * c);
-      std::memcpy(average.data() + data + 4 * i, &blended, 4);
+      std::memcpy(average.data() + r.data_at + i, &blended, 4);
     }
   }
-  if (at != current.size()) bad("unexpected data after the last tensor");
-  average_out.swap(average);
 }
 
 }  // namespace ultima::nn

@@ -6,6 +6,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "payload_format.h"
+
 namespace ultima::nn {
 namespace {
 
@@ -19,50 +21,11 @@ std::string shape_text(c10::IntArrayRef sizes) {
   return s + "]";
 }
 
-// Payload records: u16 name length, name, u8 dtype (0 float32, 1 int64),
-// u8 dimensions, i64 sizes, then the data. Little-endian (x86, ARM).
-enum PayloadType : std::uint8_t { kFloat32 = 0, kInt64 = 1 };
-constexpr char kPayloadMagic[4] = {'U', 'N', 'T', '1'};
-
 template <typename T>
 void put(std::vector<char>& out, T v) {
   const char* p = reinterpret_cast<const char*>(&v);
   out.insert(out.end(), p, p + sizeof v);
 }
-
-class Reader {
- public:
-  Reader(const char* data, std::size_t size) : p_(data), end_(data + size) {}
-  template <typename T>
-  T get(const char* what) {
-    T v;
-    need(sizeof v, what);
-    std::memcpy(&v, p_, sizeof v);
-    p_ += sizeof v;
-    return v;
-  }
-  const char* take(std::size_t n, const char* what) {
-    need(n, what);
-    const char* at = p_;
-    p_ += n;
-    return at;
-  }
-  bool done() const { return p_ == end_; }
-
- private:
-  void need(std::size_t n, const char* what) {
-    if (static_cast<std::size_t>(end_ - p_) < n)
-      throw std::runtime_error(std::string("the weights end inside ") + what + " (truncated)");
-  }
-  const char* p_;
-  const char* end_;
-};
-
-struct StoredTensor {
-  PayloadType type;
-  std::vector<std::int64_t> sizes;
-  const char* data;
-};
 
 // model_file.cpp's NetArchitecture::text() is not linked into the module.
 std::string architecture_text(const NetArchitecture& a) {
@@ -136,7 +99,7 @@ NetOutput UltimaNetImpl::forward(const torch::Tensor& planes) {
 }
 
 std::vector<char> save_payload(UltimaNetImpl& net) {
-  std::vector<char> out(kPayloadMagic, kPayloadMagic + 4);
+  std::vector<char> out(payload::kMagic, payload::kMagic + 4);
   const auto tensors = named_tensors(net);
   put<std::uint32_t>(out, static_cast<std::uint32_t>(tensors.size()));
   for (const auto& [name, tensor] : tensors) {
@@ -144,7 +107,7 @@ std::vector<char> save_payload(UltimaNetImpl& net) {
     const torch::Tensor t = tensor.detach().to(torch::kCPU, integer ? torch::kLong : torch::kFloat).contiguous();
     put<std::uint16_t>(out, static_cast<std::uint16_t>(name.size()));
     out.insert(out.end(), name.begin(), name.end());
-    put<std::uint8_t>(out, integer ? kInt64 : kFloat32);
+    put<std::uint8_t>(out, integer ? payload::kInt64 : payload::kFloat32);
     put<std::uint8_t>(out, static_cast<std::uint8_t>(t.dim()));
     for (const std::int64_t s : t.sizes()) put<std::int64_t>(out, s);
     const char* data = static_cast<const char*>(t.data_ptr());
@@ -154,46 +117,26 @@ std::vector<char> save_payload(UltimaNetImpl& net) {
 }
 
 void load_payload(UltimaNetImpl& net, const char* data, std::size_t size) {
-  Reader in(data, size);
-  if (std::memcmp(in.take(4, "the payload's magic"), kPayloadMagic, 4) != 0)
-    throw std::runtime_error("the weights are not in the raw tensor format UNT1");
-  const std::uint32_t count = in.get<std::uint32_t>("the tensor count");
-  std::map<std::string, StoredTensor> stored;
-  for (std::uint32_t i = 0; i < count; ++i) {
-    const std::uint16_t length = in.get<std::uint16_t>("a tensor name");
-    std::string name(in.take(length, "a tensor name"), length);
-    StoredTensor t;
-    const std::uint8_t type = in.get<std::uint8_t>("a tensor type");
-    if (type != kFloat32 && type != kInt64)
-      throw std::runtime_error("tensor '" + name + "' has an unknown type " + std::to_string(type));
-    t.type = PayloadType(type);
-    const std::uint8_t dims = in.get<std::uint8_t>("a tensor shape");
-    std::int64_t numel = 1;
-    for (int d = 0; d < dims; ++d) {
-      t.sizes.push_back(in.get<std::int64_t>("a tensor shape"));
-      if (t.sizes.back() < 0 || t.sizes.back() > (std::int64_t{1} << 32))
-        throw std::runtime_error("tensor '" + name + "' has a bad size");
-      numel *= t.sizes.back();
-    }
-    t.data = in.take(static_cast<std::size_t>(numel) * (t.type == kInt64 ? 8 : 4), "a tensor's data");
-    if (!stored.emplace(name, t).second) throw std::runtime_error("tensor '" + name + "' appears twice");
+  std::map<std::string, payload::Record> stored;
+  for (payload::Record& r : payload::read_records(data, size)) {
+    const std::string name(r.name);
+    if (!stored.emplace(name, std::move(r)).second) throw std::runtime_error("tensor '" + name + "' appears twice");
   }
-  if (!in.done()) throw std::runtime_error("unexpected bytes after the last tensor");
 
   torch::NoGradGuard no_grad;
   for (auto& [name, tensor] : named_tensors(net)) {
     const auto it = stored.find(name);
     if (it == stored.end())
       throw std::runtime_error("the weights lack tensor '" + name + "' (another architecture?)");
-    const StoredTensor& t = it->second;
+    const payload::Record& t = it->second;
     if (!c10::IntArrayRef(t.sizes).equals(tensor.sizes()))
       throw std::runtime_error("tensor '" + name + "' has shape " + shape_text(t.sizes) + " in the file but " +
                                shape_text(tensor.sizes()) + " in a " + architecture_text(net.architecture()) +
                                " network (the header's architecture does not match the weights)");
     // Copied out first: records follow names of any length, so the data
     // need not be aligned for its type.
-    const torch::Tensor source = torch::empty(t.sizes, t.type == kInt64 ? torch::kLong : torch::kFloat);
-    std::memcpy(source.data_ptr(), t.data, source.numel() * source.element_size());
+    const torch::Tensor source = torch::empty(t.sizes, t.type == payload::kInt64 ? torch::kLong : torch::kFloat);
+    std::memcpy(source.data_ptr(), data + t.data_at, t.data_bytes);
     tensor.copy_(source);
     stored.erase(it);
   }
