@@ -7,12 +7,12 @@
 #include <string>
 
 #include "commands.h"
-#include "engine/mcts.h"
-#include "engine/movegen.h"
-#include "engine/network_hook.h"
-#include "engine/notation.h"
-#include "engine/perft.h"
-#include "engine/search.h"
+#include "engine/mcts/mcts.h"
+#include "engine/rules/movegen.h"
+#include "engine/play/network_hook.h"
+#include "engine/rules/notation.h"
+#include "engine/rules/perft.h"
+#include "engine/search/search.h"
 
 namespace ultima::cli {
 namespace {

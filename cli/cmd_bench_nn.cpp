@@ -1,5 +1,5 @@
 // ultima bench nn: forward passes per second of a network by batch size,
-// through the network module (loaded on demand; see nn/loader.h).
+// through the network module (loaded on demand; see nn/network.h).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -11,10 +11,10 @@
 
 #include "cli/bench_inputs.h"
 #include "commands.h"
-#include "engine/movegen.h"
-#include "engine/rules.h"
+#include "engine/rules/movegen.h"
+#include "engine/rules/rule_set.h"
 #include "nn/encoding.h"
-#include "nn/loader.h"
+#include "nn/network.h"
 #include "nn/policy_index.h"
 
 namespace ultima::cli {

@@ -16,8 +16,8 @@
 
 #include "cli/bench_inputs.h"
 #include "commands.h"
-#include "engine/movegen.h"
-#include "nn/loader.h"
+#include "engine/rules/movegen.h"
+#include "nn/network.h"
 #include "nn/trainer.h"
 #include "selfplay/selfplay.h"
 #include "training/dataset.h"

@@ -6,7 +6,7 @@
 
 #include "commands.h"
 #include "common.h"
-#include "engine/evaluate.h"
+#include "engine/search/static_eval.h"
 
 namespace ultima::cli {
 

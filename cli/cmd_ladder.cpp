@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "commands.h"
-#include "engine/match.h"
-#include "engine/players.h"
+#include "engine/play/match.h"
+#include "engine/play/player_spec.h"
 
 namespace ultima::cli {
 namespace {

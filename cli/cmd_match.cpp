@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "commands.h"
-#include "engine/elo.h"
-#include "engine/match.h"
-#include "engine/players.h"
+#include "engine/play/elo.h"
+#include "engine/play/match.h"
+#include "engine/play/player_spec.h"
 
 namespace ultima::cli {
 namespace {

@@ -7,8 +7,8 @@
 
 #include "commands.h"
 #include "common.h"
-#include "engine/movegen.h"
-#include "engine/notation.h"
+#include "engine/rules/movegen.h"
+#include "engine/rules/notation.h"
 
 namespace ultima::cli {
 

@@ -7,8 +7,8 @@
 
 #include "commands.h"
 #include "common.h"
-#include "engine/notation.h"
-#include "engine/perft.h"
+#include "engine/rules/notation.h"
+#include "engine/rules/perft.h"
 
 namespace ultima::cli {
 

@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #include "commands.h"
-#include "engine/perft.h"
+#include "engine/rules/perft.h"
 
 namespace ultima::cli {
 namespace {

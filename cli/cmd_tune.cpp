@@ -1,5 +1,5 @@
 // ultima tune values: measures piece values by fitting game results to
-// material balances (see engine/value_fit.h).
+// material balances (see engine/play/value_fit.h).
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -7,10 +7,10 @@
 #include <string>
 
 #include "commands.h"
-#include "engine/evaluate.h"
-#include "engine/match.h"
-#include "engine/players.h"
-#include "engine/value_fit.h"
+#include "engine/search/static_eval.h"
+#include "engine/play/match.h"
+#include "engine/play/player_spec.h"
+#include "engine/play/value_fit.h"
 
 namespace ultima::cli {
 namespace {

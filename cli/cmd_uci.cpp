@@ -2,7 +2,7 @@
 #include <iostream>
 
 #include "commands.h"
-#include "engine/uci.h"
+#include "engine/play/uci.h"
 
 namespace ultima::cli {
 

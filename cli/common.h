@@ -3,8 +3,8 @@
 
 #include <string>
 
-#include "engine/position.h"
-#include "engine/rules.h"
+#include "engine/rules/position.h"
+#include "engine/rules/rule_set.h"
 
 namespace ultima::cli {
 

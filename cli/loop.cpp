@@ -13,11 +13,11 @@
 #include <sstream>
 
 #include "cli/plot.h"
-#include "engine/elo.h"
-#include "engine/match.h"
-#include "engine/mcts_player.h"
-#include "engine/players.h"
-#include "nn/loader.h"
+#include "engine/play/elo.h"
+#include "engine/play/match.h"
+#include "engine/play/mcts_player.h"
+#include "engine/play/player_spec.h"
+#include "nn/network.h"
 #include "training/train.h"
 
 namespace fs = std::filesystem;

@@ -13,8 +13,8 @@
 #include <string>
 
 #include "cli/run_config.h"
-#include "engine/evaluator.h"
-#include "selfplay/run_dir.h"
+#include "engine/mcts/evaluator.h"
+#include "nn/data/run_dir.h"
 
 namespace ultima::cli {
 

@@ -4,8 +4,8 @@
 #include <string>
 
 #include "commands.h"
-#include "engine/network_hook.h"
-#include "nn/loader.h"
+#include "engine/play/network_hook.h"
+#include "nn/network.h"
 
 int main(int argc, char** argv) {
   // Networks come from the LibTorch module, loaded only when asked for.

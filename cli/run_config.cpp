@@ -9,8 +9,8 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "engine/players.h"
-#include "selfplay/run_dir.h"
+#include "engine/play/player_spec.h"
+#include "nn/data/run_dir.h"
 
 namespace ultima::cli {
 namespace {

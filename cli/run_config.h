@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/rules.h"
+#include "engine/rules/rule_set.h"
 #include "nn/config.h"
 #include "nn/model_file.h"
 #include "selfplay/selfplay.h"

@@ -1,6 +1,6 @@
 // What the batching evaluator needs from a network: one forward pass over a
 // batch of encoded positions, answering only the policy slots of each
-// position's legal moves. nn/loader.h's Network (LibTorch, in the module)
+// position's legal moves. nn/network.h's Network (LibTorch, in the module)
 // implements it; tests use small stand-ins. No LibTorch here.
 #pragma once
 

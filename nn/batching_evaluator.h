@@ -1,4 +1,4 @@
-// The Evaluator (engine/evaluator.h) that serves many search threads with
+// The Evaluator (engine/mcts/evaluator.h) that serves many search threads with
 // one network: callers' positions queue up, a worker thread runs one forward
 // pass per batch (full at max_batch, or sent when the oldest position has
 // waited max_wait_us), and each caller gets the priors of its own legal
@@ -20,7 +20,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine/evaluator.h"
+#include "engine/mcts/evaluator.h"
 #include "nn/backend.h"
 
 namespace ultima::nn {

@@ -10,8 +10,8 @@
 #include <span>
 #include <vector>
 
-#include "engine/position.h"
-#include "engine/symmetry.h"
+#include "engine/rules/position.h"
+#include "engine/rules/symmetry.h"
 
 namespace ultima::nn {
 

@@ -12,7 +12,7 @@
 
 namespace ultima::nn {
 
-// The shape of the residual network (nn/network.h builds it).
+// The shape of the residual network (nn/torch/net.h builds it).
 struct NetArchitecture {
   int input_planes = 0;         // filled in from encoding.h when left 0
   int policy_planes = 0;        // filled in from policy_index.h when left 0

@@ -1,5 +1,5 @@
-/* The C interface between the `ultima` program (nn/loader.cpp) and the
- * network module libultima_nn.so (nn/module.cpp), which alone links LibTorch.
+/* The C interface between the `ultima` program (nn/network.cpp) and the
+ * network module libultima_nn.so (nn/torch/), which alone links LibTorch.
  * Plain C types only: the module may be built against another LibTorch (a
  * CUDA build from pip, perhaps with the old libstdc++ string ABI), so no
  * std::string or other C++ type crosses this line. Functions that can fail
@@ -74,7 +74,7 @@ typedef struct UltimaNnApi {
   /* "cpu fp32, 1 thread" and the like; returns the length written. */
   size_t (*describe)(const UltimaNnNet* net, char* out, size_t out_size);
 
-  /* Training (nn/trainer_module.cpp). A trainer from a model file's payload,
+  /* Training (nn/torch/trainer.cpp). A trainer from a model file's payload,
    * or random weights from seed when payload is NULL. */
   UltimaNnTrainer* (*trainer_create)(const UltimaNnArchitecture* architecture, const void* payload,
                                      uint64_t payload_bytes, uint64_t seed, const UltimaNnTrainerOptions* options,

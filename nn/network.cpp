@@ -1,148 +1,162 @@
-#include "network.h"
+#include "nn/network.h"
 
-#include <torch/nn/functional/activation.h>
+#include <dlfcn.h>
+#include <unistd.h>
 
-#include <cstring>
-#include <map>
-#include <stdexcept>
+#include <cstdlib>
+#include <mutex>
+#include <sys/stat.h>
 
-#include "payload_format.h"
+#include "nn/module_client.h"
+#include "nn/module_api.h"
 
 namespace ultima::nn {
 namespace {
 
-torch::nn::Conv2d conv(int in, int out, int kernel, bool bias = false) {
-  return torch::nn::Conv2d(torch::nn::Conv2dOptions(in, out, kernel).padding(kernel / 2).bias(bias));
-}
+using detail::ErrorBuffer;
 
-std::string shape_text(c10::IntArrayRef sizes) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < sizes.size(); ++i) s += (i ? ", " : "") + std::to_string(sizes[i]);
-  return s + "]";
-}
-
-template <typename T>
-void put(std::vector<char>& out, T v) {
-  const char* p = reinterpret_cast<const char*>(&v);
-  out.insert(out.end(), p, p + sizeof v);
-}
-
-// model_file.cpp's NetArchitecture::text() is not linked into the module.
-std::string architecture_text(const NetArchitecture& a) {
-  return std::to_string(a.blocks) + "x" + std::to_string(a.channels);
-}
-
-std::vector<std::pair<std::string, torch::Tensor>> named_tensors(UltimaNetImpl& net) {
-  std::vector<std::pair<std::string, torch::Tensor>> out;
-  for (const auto& p : net.named_parameters()) out.emplace_back(p.key(), p.value());
-  for (const auto& b : net.named_buffers()) out.emplace_back(b.key(), b.value());
-  return out;
+std::string program_directory() {
+  std::string buffer(4096, '\0');
+  const ssize_t n = ::readlink("/proc/self/exe", buffer.data(), buffer.size() - 1);
+  if (n <= 0) return ".";
+  buffer.resize(static_cast<std::size_t>(n));
+  const std::size_t slash = buffer.rfind('/');
+  return slash == std::string::npos ? "." : buffer.substr(0, slash);
 }
 
 }  // namespace
 
-ResidualBlockImpl::ResidualBlockImpl(int channels, int se_channels) : channels_(channels) {
-  conv1_ = register_module("conv1", conv(channels, channels, 3));
-  bn1_ = register_module("bn1", torch::nn::BatchNorm2d(channels));
-  conv2_ = register_module("conv2", conv(channels, channels, 3));
-  bn2_ = register_module("bn2", torch::nn::BatchNorm2d(channels));
-  if (se_channels > 0) {
-    se_squeeze_ = register_module("se_squeeze", torch::nn::Linear(channels, se_channels));
-    se_excite_ = register_module("se_excite", torch::nn::Linear(se_channels, 2 * channels));
-  }
+std::string nn_module_path() {
+  if (const char* env = std::getenv("ULTIMA_NN_MODULE"); env && *env) return env;
+  return program_directory() + "/" + kModuleFileName;
 }
 
-torch::Tensor ResidualBlockImpl::forward(const torch::Tensor& x) {
-  torch::Tensor y = torch::relu(bn1_(conv1_(x)));
-  y = bn2_(conv2_(y));
-  if (se_squeeze_) {
-    torch::Tensor s = se_excite_(torch::relu(se_squeeze_(y.mean({2, 3}))));
-    const torch::Tensor scale = s.narrow(1, 0, channels_), bias = s.narrow(1, channels_, channels_);
-    y = torch::sigmoid(scale).unsqueeze(-1).unsqueeze(-1) * y + bias.unsqueeze(-1).unsqueeze(-1);
-  }
-  return torch::relu(y + x);
+const UltimaNnApi& nn_module() {
+  static std::once_flag once;
+  static const UltimaNnApi* api = nullptr;
+  static std::string failure;
+  std::call_once(once, [] {
+    const std::string path = nn_module_path();
+    const bool from_env = std::getenv("ULTIMA_NN_MODULE") && *std::getenv("ULTIMA_NN_MODULE");
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) {
+      failure = "the network module " + path + " does not exist (" +
+                (from_env ? std::string("named by ULTIMA_NN_MODULE") : "looked for next to the program; set ULTIMA_NN_MODULE to use another") +
+                "); build the CMake target ultima_nn, which needs LibTorch";
+      return;
+    }
+    // Never closed: evaluators and their threads run code from it.
+    void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+      failure = "cannot load the network module " + path + ": " + ::dlerror();
+      return;
+    }
+    auto entry = reinterpret_cast<UltimaNnApiFunction>(::dlsym(handle, ULTIMA_NN_API_SYMBOL));
+    if (!entry) {
+      failure = "the network module " + path + " lacks " + ULTIMA_NN_API_SYMBOL + " (not an ultima_nn module?)";
+      return;
+    }
+    const UltimaNnApi* candidate = entry();
+    if (!candidate || candidate->api_version != ULTIMA_NN_API_VERSION || candidate->api_size != sizeof(UltimaNnApi)) {
+      failure = "the network module " + path + " speaks interface version " +
+                std::to_string(candidate ? candidate->api_version : 0) + "; this program needs version " +
+                std::to_string(ULTIMA_NN_API_VERSION) + " (rebuild ultima_nn)";
+      return;
+    }
+    api = candidate;
+  });
+  if (!api) throw NnModuleError(failure);
+  return *api;
 }
 
-UltimaNetImpl::UltimaNetImpl(const NetArchitecture& a) : architecture_(a) {
-  const int c = a.channels;
-  input_conv_ = register_module("input_conv", conv(a.input_planes, c, 3));
-  input_bn_ = register_module("input_bn", torch::nn::BatchNorm2d(c));
-  tower_ = register_module("tower", torch::nn::ModuleList());
-  for (int i = 0; i < a.blocks; ++i) tower_->push_back(ResidualBlock(c, a.se_channels));
-  policy_conv_ = register_module("policy_conv", conv(c, c, 3));
-  policy_bn_ = register_module("policy_bn", torch::nn::BatchNorm2d(c));
-  policy_out_ = register_module("policy_out", conv(c, a.policy_planes, 1, true));
-  value_conv_ = register_module("value_conv", conv(c, a.value_channels, 1));
-  value_bn_ = register_module("value_bn", torch::nn::BatchNorm2d(a.value_channels));
-  value_fc_ = register_module("value_fc", torch::nn::Linear(a.value_channels * 64, a.value_hidden));
-  value_out_ = register_module("value_out", torch::nn::Linear(a.value_hidden, 3));
-  if (a.moves_left_channels > 0) {
-    moves_left_conv_ = register_module("moves_left_conv", conv(c, a.moves_left_channels, 1));
-    moves_left_bn_ = register_module("moves_left_bn", torch::nn::BatchNorm2d(a.moves_left_channels));
-    moves_left_fc_ = register_module("moves_left_fc", torch::nn::Linear(a.moves_left_channels * 64, a.moves_left_hidden));
-    moves_left_out_ = register_module("moves_left_out", torch::nn::Linear(a.moves_left_hidden, 1));
-  }
+std::string nn_library_version() { return nn_module().library_version(); }
+
+Network::Network(UltimaNnNet* net, const NetArchitecture& architecture, ModelHeader header)
+    : net_(net), architecture_(architecture), header_(std::move(header)) {}
+
+Network::~Network() {
+  if (net_) nn_module().destroy(net_);
 }
 
-NetOutput UltimaNetImpl::forward(const torch::Tensor& planes) {
-  torch::Tensor x = torch::relu(input_bn_(input_conv_(planes)));
-  for (const auto& block : *tower_) x = block->as<ResidualBlock>()->forward(x);
-  NetOutput out;
-  out.policy = policy_out_(torch::relu(policy_bn_(policy_conv_(x)))).flatten(1);
-  torch::Tensor v = torch::relu(value_bn_(value_conv_(x))).flatten(1);
-  out.wdl = value_out_(torch::relu(value_fc_(v)));
-  if (moves_left_conv_) {
-    torch::Tensor m = torch::relu(moves_left_bn_(moves_left_conv_(x))).flatten(1);
-    out.moves_left = torch::relu(moves_left_out_(torch::relu(moves_left_fc_(m)))).squeeze(1);
-  }
-  return out;
+namespace {
+
+UltimaNnNet* create_net(const NetArchitecture& arch, const std::vector<char>* payload, std::uint64_t seed,
+                        const DeviceOptions& device, const std::string& what) {
+  const UltimaNnApi& api = nn_module();
+  const UltimaNnArchitecture c = detail::to_c(arch);
+  const UltimaNnOptions options{device.device.c_str(), device.precision.c_str(), device.threads,
+                                device.interop_threads, seed};
+  ErrorBuffer error;
+  UltimaNnNet* net = api.create(&c, payload ? payload->data() : nullptr, payload ? payload->size() : 0, &options,
+                                error.text, sizeof error.text);
+  if (!net) error.raise(what);
+  return net;
 }
 
-std::vector<char> save_payload(UltimaNetImpl& net) {
-  std::vector<char> out(payload::kMagic, payload::kMagic + 4);
-  const auto tensors = named_tensors(net);
-  put<std::uint32_t>(out, static_cast<std::uint32_t>(tensors.size()));
-  for (const auto& [name, tensor] : tensors) {
-    const bool integer = tensor.scalar_type() == torch::kLong;
-    const torch::Tensor t = tensor.detach().to(torch::kCPU, integer ? torch::kLong : torch::kFloat).contiguous();
-    put<std::uint16_t>(out, static_cast<std::uint16_t>(name.size()));
-    out.insert(out.end(), name.begin(), name.end());
-    put<std::uint8_t>(out, integer ? payload::kInt64 : payload::kFloat32);
-    put<std::uint8_t>(out, static_cast<std::uint8_t>(t.dim()));
-    for (const std::int64_t s : t.sizes()) put<std::int64_t>(out, s);
-    const char* data = static_cast<const char*>(t.data_ptr());
-    out.insert(out.end(), data, data + t.numel() * t.element_size());
-  }
-  return out;
+}  // namespace
+
+std::unique_ptr<Network> Network::random(const NetArchitecture& architecture, std::uint64_t seed,
+                                         const DeviceOptions& device) {
+  const NetArchitecture arch = architecture.completed();
+  arch.validate();
+  UltimaNnNet* net = create_net(arch, nullptr, seed, device, "cannot create a " + arch.text() + " network");
+  ModelHeader header;
+  header.architecture = arch;
+  return std::unique_ptr<Network>(new Network(net, arch, header));
 }
 
-void load_payload(UltimaNetImpl& net, const char* data, std::size_t size) {
-  std::map<std::string, payload::Record> stored;
-  for (payload::Record& r : payload::read_records(data, size)) {
-    const std::string name(r.name);
-    if (!stored.emplace(name, std::move(r)).second) throw std::runtime_error("tensor '" + name + "' appears twice");
-  }
+std::unique_ptr<Network> Network::load(const std::string& path, const DeviceOptions& device) {
+  ModelFile file = read_model_file(path);
+  UltimaNnNet* net = create_net(file.header.architecture, &file.payload, 0, device, "model file " + path);
+  return std::unique_ptr<Network>(new Network(net, file.header.architecture, file.header));
+}
 
-  torch::NoGradGuard no_grad;
-  for (auto& [name, tensor] : named_tensors(net)) {
-    const auto it = stored.find(name);
-    if (it == stored.end())
-      throw std::runtime_error("the weights lack tensor '" + name + "' (another architecture?)");
-    const payload::Record& t = it->second;
-    if (!c10::IntArrayRef(t.sizes).equals(tensor.sizes()))
-      throw std::runtime_error("tensor '" + name + "' has shape " + shape_text(t.sizes) + " in the file but " +
-                               shape_text(tensor.sizes()) + " in a " + architecture_text(net.architecture()) +
-                               " network (the header's architecture does not match the weights)");
-    // Copied out first: records follow names of any length, so the data
-    // need not be aligned for its type.
-    const torch::Tensor source = torch::empty(t.sizes, t.type == payload::kInt64 ? torch::kLong : torch::kFloat);
-    std::memcpy(source.data_ptr(), data + t.data_at, t.data_bytes);
-    tensor.copy_(source);
-    stored.erase(it);
+std::vector<char> Network::payload() const {
+  const UltimaNnApi& api = nn_module();
+  char* data = nullptr;
+  std::uint64_t size = 0;
+  ErrorBuffer error;
+  if (api.serialize(net_, &data, &size, error.text, sizeof error.text) != 0) error.raise("cannot serialize the network");
+  return detail::take_buffer(data, size);
+}
+
+void Network::save(const std::string& path, const std::string& rules, std::uint64_t training_step) const {
+  ModelHeader header;
+  header.architecture = architecture_;
+  header.rules = rules;
+  header.training_step = training_step;
+  write_model_file(path, header, payload());
+}
+
+void Network::forward(const ForwardBatch& batch, const ForwardOutput& out) {
+  ErrorBuffer error;
+  if (nn_module().forward(net_, batch.size, batch.planes, batch.move_offsets, batch.move_slots, out.policy_logits,
+                          out.wdl_logits, out.moves_left, error.text, sizeof error.text) != 0)
+    error.raise("forward pass failed");
+}
+
+std::string Network::describe() const {
+  char text[256] = {0};
+  nn_module().describe(net_, text, sizeof text);
+  return "net " + architecture_.text() + ", " + text;
+}
+
+std::unique_ptr<Network> make_network(const NnConfig& config) {
+  const DeviceOptions device{config.device, config.precision, config.threads, config.interop_threads};
+  if (config.weights.empty()) return Network::random(config.architecture, config.seed, device);
+  if (config.given.blocks || config.given.channels || config.given.se_channels) {
+    const ModelHeader header = read_model_header(config.weights);
+    NetArchitecture expected = header.architecture;
+    if (config.given.blocks) expected.blocks = config.architecture.blocks;
+    if (config.given.channels) expected.channels = config.architecture.channels;
+    if (config.given.se_channels) expected.se_channels = config.architecture.se_channels;
+    check_architecture(config.weights, header.architecture, expected);
   }
-  if (!stored.empty())
-    throw std::runtime_error("the weights hold tensor '" + stored.begin()->first +
-                             "', which a " + architecture_text(net.architecture()) + " network lacks (another architecture?)");
+  return Network::load(config.weights, device);
+}
+
+std::unique_ptr<BatchingEvaluator> make_nn_evaluator(const NnConfig& config) {
+  return std::make_unique<BatchingEvaluator>(std::shared_ptr<NetworkBackend>(make_network(config)), config.batching);
 }
 
 }  // namespace ultima::nn

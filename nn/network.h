@@ -1,76 +1,85 @@
-// The policy/value network in LibTorch: a residual tower with
-// squeeze-excitation, a convolutional policy head (57 x 8 x 8 logits, the
-// slots of policy_index.h), a WDL value head and a moves-left head. LibTorch
-// headers stay in nn/network.* and nn/module.cpp (they define CHECK and LOG
-// macros); nothing else includes this file.
+// Finds and loads the network module libultima_nn.so (the only part of the
+// program that links LibTorch) on first use, and wraps its C interface
+// (module_api.h) in C++: Network (a net on a device) and make_nn_evaluator.
+// Programs that never ask for a network never load LibTorch, so `ultima
+// perft` and the alpha-beta engine start in milliseconds.
+//
+// The module is looked for at $ULTIMA_NN_MODULE, else next to the running
+// program. Once loaded it stays loaded for the life of the process
+// (evaluators hold code from it).
 #pragma once
 
-#include <torch/nn/module.h>
-#include <torch/nn/modules/batchnorm.h>
-#include <torch/nn/modules/container/modulelist.h>
-#include <torch/nn/modules/conv.h>
-#include <torch/nn/modules/linear.h>
-#include <torch/nn/pimpl.h>
-
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
 #include <string>
-#include <vector>
 
+#include "engine/mcts/evaluator.h"
+#include "nn/backend.h"
+#include "nn/batching_evaluator.h"
+#include "nn/config.h"
 #include "nn/model_file.h"
+
+struct UltimaNnApi;
+struct UltimaNnNet;
 
 namespace ultima::nn {
 
-// conv3x3 - BN - ReLU - conv3x3 - BN - SE - add the input - ReLU.
-class ResidualBlockImpl : public torch::nn::Module {
+constexpr const char* kModuleFileName = "libultima_nn.so";
+
+class NnModuleError : public std::runtime_error {
  public:
-  ResidualBlockImpl(int channels, int se_channels);
-  torch::Tensor forward(const torch::Tensor& x);
-
- private:
-  torch::nn::Conv2d conv1_{nullptr}, conv2_{nullptr};
-  torch::nn::BatchNorm2d bn1_{nullptr}, bn2_{nullptr};
-  // Squeeze-excitation: global average pool -> dense -> ReLU -> dense to a
-  // scale (sigmoid) and a bias per channel, so each block sees the whole board.
-  torch::nn::Linear se_squeeze_{nullptr}, se_excite_{nullptr};
-  int channels_;
-};
-TORCH_MODULE(ResidualBlock);
-
-struct NetOutput {
-  torch::Tensor policy;      // [B, 3648] logits, slot order of policy_index.h
-  torch::Tensor wdl;         // [B, 3] logits: win, draw, loss for the side to move
-  torch::Tensor moves_left;  // [B] plies left (undefined without the head)
+  using std::runtime_error::runtime_error;
 };
 
-class UltimaNetImpl : public torch::nn::Module {
+// Where the module is (or would be) loaded from.
+std::string nn_module_path();
+// The module's interface, loading it on the first call. Throws NnModuleError
+// naming the path and the reason (missing file, missing LibTorch library,
+// a module of another interface version).
+const UltimaNnApi& nn_module();
+// "LibTorch 1.13.1 ..." of the loaded module.
+std::string nn_library_version();
+
+// Where a network runs.
+struct DeviceOptions {
+  std::string device = "cpu";
+  std::string precision = "auto";
+  int threads = 1;
+  int interop_threads = 1;
+};
+
+// A network living in the module, on one device. Thread-safe forward.
+class Network final : public NetworkBackend {
  public:
-  explicit UltimaNetImpl(const NetArchitecture& architecture);
-  // planes: [B, input_planes, 8, 8].
-  NetOutput forward(const torch::Tensor& planes);
+  // Random weights (seeded): benchmarks, tests, the first generation.
+  static std::unique_ptr<Network> random(const NetArchitecture& architecture, std::uint64_t seed,
+                                         const DeviceOptions& device);
+  // Weights from a model file (read_model_file's checks, then the module's
+  // tensor-by-tensor shape checks). Throws ModelFileError or NnModuleError.
+  static std::unique_ptr<Network> load(const std::string& path, const DeviceOptions& device);
+  ~Network() override;
+
+  // Writes a model file atomically (fp32 weights whatever the device).
+  void save(const std::string& path, const std::string& rules, std::uint64_t training_step) const;
+  std::vector<char> payload() const;
+
+  void forward(const ForwardBatch& batch, const ForwardOutput& out) override;
+  std::string describe() const override;
   const NetArchitecture& architecture() const { return architecture_; }
+  // The header of the file it was loaded from (default for random nets).
+  const ModelHeader& header() const { return header_; }
 
  private:
+  Network(UltimaNnNet* net, const NetArchitecture& architecture, ModelHeader header);
+  UltimaNnNet* net_;
   NetArchitecture architecture_;
-  torch::nn::Conv2d input_conv_{nullptr};
-  torch::nn::BatchNorm2d input_bn_{nullptr};
-  torch::nn::ModuleList tower_{nullptr};
-  torch::nn::Conv2d policy_conv_{nullptr}, policy_out_{nullptr};
-  torch::nn::BatchNorm2d policy_bn_{nullptr};
-  torch::nn::Conv2d value_conv_{nullptr};
-  torch::nn::BatchNorm2d value_bn_{nullptr};
-  torch::nn::Linear value_fc_{nullptr}, value_out_{nullptr};
-  torch::nn::Conv2d moves_left_conv_{nullptr};
-  torch::nn::BatchNorm2d moves_left_bn_{nullptr};
-  torch::nn::Linear moves_left_fc_{nullptr}, moves_left_out_{nullptr};
+  ModelHeader header_;
 };
-TORCH_MODULE(UltimaNet);
 
-// The weights as a model file payload: every parameter and buffer, in the
-// module's order, as raw little-endian tensors (format in nn/README.md).
-// fp32 whatever the net's device and dtype, so files move between LibTorch
-// versions and devices.
-std::vector<char> save_payload(UltimaNetImpl& net);
-// Fills the net from a payload; throws std::runtime_error naming a missing,
-// unexpected or misshapen tensor, or a truncated payload.
-void load_payload(UltimaNetImpl& net, const char* data, std::size_t size);
+// The network a config names (model file or random weights), on its device.
+std::unique_ptr<Network> make_network(const NnConfig& config);
+// A batching evaluator over that network.
+std::unique_ptr<BatchingEvaluator> make_nn_evaluator(const NnConfig& config);
 
 }  // namespace ultima::nn

@@ -14,9 +14,9 @@
 
 #include <array>
 
-#include "engine/movegen.h"
-#include "engine/symmetry.h"
-#include "engine/types.h"
+#include "engine/rules/movegen.h"
+#include "engine/rules/symmetry.h"
+#include "engine/rules/types.h"
 
 namespace ultima::nn {
 

@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-#include "nn/loader_util.h"
+#include "nn/module_client.h"
 #include "nn/module_api.h"
 
 namespace ultima::nn {

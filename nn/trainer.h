@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "nn/loader.h"
+#include "nn/network.h"
 #include "nn/model_file.h"
 
 struct UltimaNnTrainer;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the project needs, builds it, and runs the whole test suite:
-# the Release build's tests, then the rules tests again under AddressSanitizer
-# and UndefinedBehaviorSanitizer.
+# the Release build's tests, then the engine layers' tests (rules, search,
+# MCTS, play) again under AddressSanitizer and UndefinedBehaviorSanitizer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -14,8 +14,8 @@ cmake --build build -j "$jobs"
 echo "== tests (Release)"
 ctest --test-dir build --output-on-failure -j "$jobs"
 
-echo "== rules tests under AddressSanitizer + UndefinedBehaviorSanitizer"
+echo "== engine tests under AddressSanitizer + UndefinedBehaviorSanitizer"
 cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DULTIMA_SANITIZE=ON -DULTIMA_RULES_ONLY=ON
+  -DULTIMA_SANITIZE=ON -DULTIMA_ENGINE_ONLY=ON
 cmake --build build-sanitize -j "$jobs"
 ctest --test-dir build-sanitize --output-on-failure -j "$jobs"

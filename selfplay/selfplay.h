@@ -23,13 +23,13 @@
 #include <string>
 #include <vector>
 
-#include "engine/evaluator.h"
-#include "engine/mcts.h"
-#include "engine/pgn.h"
-#include "engine/position.h"
-#include "engine/rules.h"
-#include "selfplay/run_dir.h"
-#include "selfplay/sample.h"
+#include "engine/mcts/evaluator.h"
+#include "engine/mcts/mcts.h"
+#include "engine/play/pgn.h"
+#include "engine/rules/position.h"
+#include "engine/rules/rule_set.h"
+#include "nn/data/run_dir.h"
+#include "nn/data/sample.h"
 
 namespace ultima::selfplay {
 

@@ -8,7 +8,7 @@
 #include <random>
 #include <stdexcept>
 
-#include "engine/hash.h"
+#include "engine/rules/hash.h"
 
 namespace ultima::training {
 

@@ -13,7 +13,7 @@
 
 #include "nn/encoding.h"
 #include "nn/policy_index.h"
-#include "selfplay/sample.h"
+#include "nn/data/sample.h"
 
 namespace ultima::training {
 

@@ -1,6 +1,6 @@
 // The trainer: steps of nn::Trainer over batches from the run's samples,
 // a learning-rate schedule, checkpoints that resume exactly, metrics.csv,
-// and export of model versions for self-play (see selfplay/run_dir.h).
+// and export of model versions for self-play (see nn/data/run_dir.h).
 //
 // Exact resume: the state after step k is the checkpoint of step k, and the
 // batch of step k+1 is a function of the window and the seed (dataset.h), so
@@ -15,9 +15,9 @@
 #include <memory>
 #include <string>
 
-#include "nn/loader.h"
+#include "nn/network.h"
 #include "nn/trainer.h"
-#include "selfplay/run_dir.h"
+#include "nn/data/run_dir.h"
 #include "training/dataset.h"
 
 namespace ultima::training {

@@ -1,0 +1,171 @@
+#include "engine/play/level.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+
+#include "engine/rules/movegen.h"
+
+namespace ultima {
+namespace {
+
+template <class T>
+T read_as(const YAML::Node& node, const std::string& key, const std::string& origin, const char* what) {
+  try {
+    return node.as<T>();
+  } catch (const YAML::Exception&) {
+    throw std::invalid_argument(origin + ": '" + key + "' must be " + what);
+  }
+}
+
+// Sets one level key; false when the key is unknown.
+bool set_key(Level& level, const std::string& key, const YAML::Node& value, const std::string& origin) {
+  auto non_negative = [&](auto v) {
+    if (v < 0) throw std::invalid_argument(origin + ": '" + key + "' must not be negative");
+    return v;
+  };
+  if (key == "name") {
+    level.name = read_as<std::string>(value, key, origin, "text");
+  } else if (key == "description") {
+    level.description = read_as<std::string>(value, key, origin, "text");
+  } else if (key == "order") {
+    level.order = read_as<int>(value, key, origin, "an integer");
+  } else if (key == "depth") {
+    level.depth = non_negative(read_as<int>(value, key, origin, "an integer"));
+    if (level.depth > kMaxPly - 2) throw std::invalid_argument(origin + ": 'depth' is above " + std::to_string(kMaxPly - 2));
+  } else if (key == "nodes") {
+    level.nodes = non_negative(read_as<long long>(value, key, origin, "an integer"));
+  } else if (key == "movetime_ms") {
+    level.movetime_ms = non_negative(read_as<long long>(value, key, origin, "an integer"));
+  } else if (key == "eval_noise_cp" || key == "noise") {
+    level.eval_noise_cp = non_negative(read_as<int>(value, key, origin, "an integer"));
+  } else if (key == "blunder_rate" || key == "blunder") {
+    level.blunder_rate = read_as<double>(value, key, origin, "a number");
+    if (level.blunder_rate < 0 || level.blunder_rate > 1)
+      throw std::invalid_argument(origin + ": 'blunder_rate' must be from 0 to 1");
+  } else if (key == "elo") {
+    level.elo = read_as<int>(value, key, origin, "an integer");
+    level.has_elo = true;
+  } else if (key == "hash_mb") {
+    level.hash_mb = non_negative(read_as<int>(value, key, origin, "an integer"));
+  } else if (key == "material_only") {
+    // The plain material searcher: every weight but the piece values off.
+    if (read_as<bool>(value, key, origin, "true or false")) {
+      level.weights.mobility = level.weights.king_routes = level.weights.king_proximity = 0;
+      level.weights.tempo = 0;
+    }
+  } else if (key == "weights") {
+    level.weights.apply_yaml(YAML::Dump(value), origin + " (weights)");
+  } else {
+    return false;
+  }
+  return true;
+}
+
+void check_budget(const Level& level, const std::string& origin) {
+  if (level.depth == 0 && level.nodes == 0 && level.movetime_ms == 0)
+    throw std::invalid_argument(origin + ": a level needs a budget: depth, nodes or movetime_ms");
+}
+
+}  // namespace
+
+Level Level::parse(const std::string& yaml_text, const std::string& origin) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml_text);
+  } catch (const YAML::Exception& e) {
+    throw std::invalid_argument(origin + ": not valid YAML: " + e.msg);
+  }
+  if (!root.IsMap()) throw std::invalid_argument(origin + ": expected key: value pairs");
+  Level level;
+  for (const auto& item : root) {
+    const std::string key = item.first.as<std::string>();
+    if (!set_key(level, key, item.second, origin))
+      throw std::invalid_argument(origin + ": unknown level key '" + key + "'");
+  }
+  if (level.name.empty()) throw std::invalid_argument(origin + ": 'name' is missing");
+  check_budget(level, origin);
+  return level;
+}
+
+Level Level::load(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::invalid_argument("cannot read level file '" + path + "'");
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse(text.str(), path);
+}
+
+Level Level::from_pairs(const std::string& pairs) {
+  Level level;
+  level.name = "search:" + pairs;
+  const std::string origin = "player spec 'search:" + pairs + "'";
+  std::stringstream in(pairs);
+  std::string pair;
+  while (std::getline(in, pair, ',')) {
+    const std::size_t eq = pair.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw std::invalid_argument(origin + ": '" + pair + "' is not key=value");
+    const std::string key = pair.substr(0, eq);
+    if (key == "name" || key == "description" || key == "weights" || key == "order")
+      throw std::invalid_argument(origin + ": key '" + key + "' cannot be set here");
+    if (!set_key(level, key, YAML::Node(pair.substr(eq + 1)), origin))
+      throw std::invalid_argument(origin + ": unknown key '" + key + "'");
+  }
+  check_budget(level, origin);
+  return level;
+}
+
+namespace {
+// The tighter of two limits where 0 means none.
+template <class T>
+T tighter(T a, T b) {
+  if (a == 0) return b;
+  if (b == 0) return a;
+  return std::min(a, b);
+}
+}  // namespace
+
+MoveChoice play_level_move(Searcher& searcher, const Level& level, Position& pos, std::uint64_t seed,
+                           const SearchLimits& limits, const std::function<void(const SearchInfo&)>& on_info) {
+  std::mt19937_64 rng(seed);
+  MoveChoice choice;
+  if (level.blunder_rate > 0 && std::uniform_real_distribution<double>(0, 1)(rng) < level.blunder_rate) {
+    MoveList list;
+    generate_legal(pos, list);
+    if (!list.empty()) {
+      choice.move = list[std::uniform_int_distribution<int>(0, list.size() - 1)(rng)];
+      return choice;
+    }
+  }
+  searcher.set_weights(level.weights);
+  searcher.set_eval_noise(level.eval_noise_cp, rng());
+  SearchLimits l = limits;
+  l.depth = tighter(l.depth, level.depth);
+  l.nodes = tighter(l.nodes, level.nodes);
+  if (level.movetime_ms > 0) {
+    // The level's thinking time replaces the clock, but never exceeds it.
+    const std::int64_t clock = l.time_ms[pos.side_to_move()];
+    l.movetime_ms = tighter(l.movetime_ms, clock > 0 ? std::min(level.movetime_ms, clock / 10 + 1) : level.movetime_ms);
+    l.time_ms[0] = l.time_ms[1] = l.inc_ms[0] = l.inc_ms[1] = 0;
+  }
+  l.infinite = false;
+  const SearchResult result = searcher.search(pos, l, on_info);
+  choice.move = result.best;
+  choice.score_cp = result.score;
+  choice.depth = result.depth;
+  choice.nodes = result.nodes;
+  return choice;
+}
+
+SearchPlayer::SearchPlayer(Level level) : level_(std::move(level)), searcher_(level_.hash_mb) {}
+
+MoveChoice SearchPlayer::choose(Position& pos, std::uint64_t seed) {
+  return play_level_move(searcher_, level_, pos, seed);
+}
+
+}  // namespace ultima

@@ -1,0 +1,58 @@
+// Graded bots: a level is a search budget plus deliberate weaknesses
+// (evaluation noise, blunders) and a style (evaluation weights), read from a
+// documented file in configs/levels/.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "engine/search/static_eval.h"
+#include "engine/play/player.h"
+#include "engine/search/search.h"
+
+namespace ultima {
+
+struct Level {
+  std::string name;          // as used in specs and the UCI Level option
+  std::string description;
+  int order = 0;             // weakest first
+  int depth = 0;             // 0: no depth limit
+  std::uint64_t nodes = 0;   // 0: no node limit
+  std::int64_t movetime_ms = 0;
+  int eval_noise_cp = 0;     // +- centipawns added to every evaluation
+  double blunder_rate = 0;   // share of moves played at random
+  int elo = 0;               // measured on the ladder (random mover = 0)
+  bool has_elo = false;
+  std::size_t hash_mb = 16;
+  EvalWeights weights;
+
+  // Throws std::invalid_argument naming the file and the bad key or value.
+  static Level load(const std::string& path);
+  static Level parse(const std::string& yaml_text, const std::string& origin);
+  // From "key=value,key=value" (the search: player spec).
+  static Level from_pairs(const std::string& pairs);
+};
+
+// One move of a level: a random move at the blunder rate, else a search
+// with the level's noise, within both the level's budget and `limits` (the
+// tighter of each). `on_info` sees the search's progress.
+MoveChoice play_level_move(Searcher& searcher, const Level& level, Position& pos, std::uint64_t seed,
+                           const SearchLimits& limits = {},
+                           const std::function<void(const SearchInfo&)>& on_info = {});
+
+// Plays by alpha-beta search within a level's budget and weaknesses.
+class SearchPlayer : public Player {
+ public:
+  explicit SearchPlayer(Level level);
+  std::string name() const override { return level_.name; }
+  void new_game() override { searcher_.clear(); }
+  MoveChoice choose(Position& pos, std::uint64_t seed) override;
+  const Level& level() const { return level_; }
+
+ private:
+  Level level_;
+  Searcher searcher_;
+};
+
+}  // namespace ultima

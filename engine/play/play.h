@@ -1,0 +1,15 @@
+// The play layer's public header: players (player.h) and the specs that
+// name them (player_spec.h), graded levels, the match runner with Elo and
+// SPRT, game records (PGN), the UCI engine, value fitting, and the atomic
+// file writer.
+#pragma once
+
+#include "engine/play/elo.h"
+#include "engine/play/level.h"
+#include "engine/play/match.h"
+#include "engine/play/mcts_player.h"
+#include "engine/play/pgn.h"
+#include "engine/play/player.h"
+#include "engine/play/player_spec.h"
+#include "engine/play/uci.h"
+#include "engine/play/value_fit.h"

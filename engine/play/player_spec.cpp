@@ -1,0 +1,88 @@
+#include "engine/play/player_spec.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+
+#include "engine/play/level.h"
+#include "engine/mcts/material_evaluator.h"
+#include "engine/play/mcts_player.h"
+#include "engine/mcts/settings.h"
+#include "engine/play/network_hook.h"
+
+namespace ultima {
+
+MoveChoice RandomPlayer::choose(Position& pos, std::uint64_t seed) {
+  MoveList list;
+  generate_legal(pos, list);
+  if (list.empty()) throw std::logic_error("RandomPlayer asked to move in a finished game");
+  std::mt19937_64 rng(seed);
+  MoveChoice choice;
+  choice.move = list[std::uniform_int_distribution<int>(0, list.size() - 1)(rng)];
+  return choice;
+}
+
+std::string levels_directory() {
+  namespace fs = std::filesystem;
+  if (const char* env = std::getenv("ULTIMA_LEVELS"); env && *env) return env;
+#ifdef ULTIMA_SOURCE_DIR
+  if (fs::is_directory(ULTIMA_SOURCE_DIR "/configs/levels")) return ULTIMA_SOURCE_DIR "/configs/levels";
+#endif
+  return "configs/levels";
+}
+
+std::vector<Level> load_levels() {
+  namespace fs = std::filesystem;
+  const std::string dir = levels_directory();
+  if (!fs::is_directory(dir)) throw std::invalid_argument("levels folder '" + dir + "' not found (set ULTIMA_LEVELS)");
+  std::vector<Level> levels;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".yaml") levels.push_back(Level::load(e.path().string()));
+  std::sort(levels.begin(), levels.end(), [](const Level& a, const Level& b) { return a.order < b.order; });
+  return levels;
+}
+
+std::vector<std::string> level_names() {
+  std::vector<std::string> names;
+  for (const Level& l : load_levels()) names.push_back(l.name);
+  return names;
+}
+
+Level find_level(const std::string& name) {
+  std::string known;
+  for (const Level& l : load_levels()) {
+    if (l.name == name) return l;
+    known += (known.empty() ? "" : ", ") + l.name;
+  }
+  throw std::invalid_argument("unknown level '" + name + "' (levels: " + known + ")");
+}
+
+std::unique_ptr<Player> make_player(const std::string& spec) {
+  if (spec == "random") return std::make_unique<RandomPlayer>();
+  if (spec.rfind("search:", 0) == 0) return std::make_unique<SearchPlayer>(Level::from_pairs(spec.substr(7)));
+  if (spec.rfind("mcts:", 0) == 0 || spec == "mcts") {
+    // "weights=FILE" picks the network; every other key is an MCTS setting.
+    std::string weights, settings;
+    std::stringstream in(spec.size() > 5 ? spec.substr(5) : "");
+    for (std::string pair; std::getline(in, pair, ',');) {
+      if (pair.rfind("weights=", 0) == 0)
+        weights = pair.substr(8);
+      else
+        settings += (settings.empty() ? "" : ",") + pair;
+    }
+    std::shared_ptr<Evaluator> evaluator;
+    if (weights.empty())
+      evaluator = std::make_shared<MaterialEvaluator>();
+    else  // "random": a network with random weights (generation 0)
+      evaluator = make_network_evaluator(weights == "random" ? "" : "weights=" + weights);
+    return std::make_unique<MctsPlayer>(std::move(evaluator), parse_mcts_settings(settings));
+  }
+  if (spec.rfind("level:", 0) == 0) return std::make_unique<SearchPlayer>(find_level(spec.substr(6)));
+  if (spec.empty()) throw std::invalid_argument("empty player spec");
+  return std::make_unique<SearchPlayer>(find_level(spec));
+}
+
+}  // namespace ultima

@@ -1,0 +1,480 @@
+#include "engine/play/uci.h"
+
+#include <algorithm>
+#include <cmath>
+#include <atomic>
+#include <cctype>
+#include <charconv>
+#include <chrono>
+#include <iostream>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/play/level.h"
+#include "engine/mcts/material_evaluator.h"
+#include "engine/mcts/mcts.h"
+#include "engine/play/network_hook.h"
+#include "engine/rules/movegen.h"
+#include "engine/rules/notation.h"
+#include "engine/play/player_spec.h"
+#include "engine/search/search.h"
+
+namespace ultima {
+namespace {
+
+constexpr const char* kEngineName = "Ultima 0.1";
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+std::vector<std::string> split(const std::string& line) {
+  std::istringstream in(line);
+  std::vector<std::string> tokens;
+  for (std::string t; in >> t;) tokens.push_back(t);
+  return tokens;
+}
+
+bool parse_int(const std::string& text, long long& out) {
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, out);
+  return ec == std::errc() && ptr == end;
+}
+
+class UciEngine {
+ public:
+  UciEngine(std::ostream& out) : out_(out), pos_(Position::start(rules_)) {}
+  ~UciEngine() { stop_search(); }
+
+  // End of input: let a bounded search finish and answer, as a scripted
+  // session expects; an infinite one is stopped.
+  void finish() {
+    if (!worker_.joinable()) return;
+    if (infinite_) return stop_search();
+    worker_.join();
+  }
+
+  bool handle(const std::string& line) {
+    const std::vector<std::string> t = split(line);
+    if (t.empty()) return true;
+    const std::string& cmd = t[0];
+    if (cmd == "quit") return false;
+    if (cmd == "uci") {
+      uci();
+    } else if (cmd == "isready") {
+      say("readyok");
+    } else if (cmd == "ucinewgame") {
+      stop_search();
+      searcher_.clear();
+    } else if (cmd == "setoption") {
+      setoption(line);
+    } else if (cmd == "position") {
+      stop_search();
+      position(t);
+    } else if (cmd == "go") {
+      go(t);
+    } else if (cmd == "stop") {
+      stop_search();
+    } else if (cmd == "ponderhit") {
+      // pondering is not offered; nothing to do
+    } else if (cmd == "d") {
+      display();
+    } else {
+      error("unknown command '" + cmd + "'");
+    }
+    return true;
+  }
+
+ private:
+  void say(const std::string& text) {
+    std::lock_guard<std::mutex> lock(out_mutex_);
+    out_ << text << std::endl;
+  }
+  void error(const std::string& text) { say("info string error " + text); }
+
+  std::vector<std::string> variant_names() const { return preset_names(); }
+
+  void uci() {
+    say(std::string("id name ") + kEngineName);
+    say("id author the Ultima developers");
+    say("option name Hash type spin default 16 min 1 max 65536");
+    say("option name Threads type spin default 1 min 1 max 256");
+    say("option name MultiPV type spin default 1 min 1 max 256");
+    std::string variants = "option name UCI_Variant type combo default abbott1963";
+    for (const std::string& v : variant_names()) variants += " var " + v;
+    say(variants);
+    say("option name UCI_LimitStrength type check default false");
+    const auto [min_elo, max_elo] = elo_range();
+    say("option name UCI_Elo type spin default " + std::to_string(min_elo) + " min " + std::to_string(min_elo) +
+        " max " + std::to_string(max_elo));
+    std::string levels = "option name Level type combo default none var none";
+    for (const Level& l : levels_) levels += " var " + l.name;
+    say(levels);
+    say("option name Backend type combo default alphabeta var alphabeta var mcts");
+    say("option name WeightsFile type string default <empty>");
+    say("option name MctsThreads type spin default 1 min 1 max 256");
+    say("option name MctsBatch type spin default 8 min 1 max 1024");
+    say("option name MateScan type check default false");
+    say("uciok");
+  }
+
+  std::pair<int, int> elo_range() const {
+    int lo = 0, hi = 0;
+    bool any = false;
+    for (const Level& l : levels_) {
+      if (!l.has_elo) continue;
+      lo = any ? std::min(lo, l.elo) : l.elo;
+      hi = any ? std::max(hi, l.elo) : l.elo;
+      any = true;
+    }
+    return {lo, hi};
+  }
+
+  void setoption(const std::string& line) {
+    // "setoption name <id...> [value <x...>]": names may contain spaces.
+    const std::vector<std::string> t = split(line);
+    std::string name, value;
+    bool in_value = false;
+    if (t.size() < 3 || t[1] != "name") return error("setoption needs 'name <option> [value <x>]'");
+    for (std::size_t i = 2; i < t.size(); ++i) {
+      if (t[i] == "value" && !in_value) {
+        in_value = true;
+        continue;
+      }
+      std::string& target = in_value ? value : name;
+      target += (target.empty() ? "" : " ") + t[i];
+    }
+    stop_search();
+    const std::string key = lower(name);
+    long long n = 0;
+    if (key == "hash") {
+      if (!parse_int(value, n) || n < 1 || n > 65536) return error("Hash must be an integer from 1 to 65536");
+      searcher_.set_hash_mb(static_cast<std::size_t>(n));
+    } else if (key == "threads") {
+      if (!parse_int(value, n) || n < 1 || n > 256) return error("Threads must be an integer from 1 to 256");
+      searcher_.set_threads(static_cast<int>(n));
+    } else if (key == "multipv") {
+      if (!parse_int(value, n) || n < 1 || n > 256) return error("MultiPV must be an integer from 1 to 256");
+      multipv_ = static_cast<int>(n);
+    } else if (key == "uci_variant") {
+      try {
+        rules_ = Rules::parse(value == "ultima" ? "abbott1963" : value);
+      } catch (const std::exception& e) {
+        return error(e.what());
+      }
+      pos_ = Position::start(rules_);
+      say("info string variant " + rules_.name() + " files 8 ranks 8 pocket 0 template fairy startpos " +
+          rules_.start_fen());
+    } else if (key == "uci_limitstrength") {
+      if (value != "true" && value != "false") return error("UCI_LimitStrength must be true or false");
+      limit_strength_ = value == "true";
+      update_level();
+    } else if (key == "uci_elo") {
+      if (!parse_int(value, n)) return error("UCI_Elo must be an integer");
+      elo_ = static_cast<int>(n);
+      update_level();
+    } else if (key == "backend") {
+      if (value != "alphabeta" && value != "mcts") return error("Backend must be alphabeta or mcts");
+      use_mcts_ = value == "mcts";
+    } else if (key == "weightsfile") {
+      weights_ = (value == "<empty>") ? "" : value;
+      mcts_.reset();  // built again, with the new network, at the next go
+    } else if (key == "mctsthreads" || key == "mctsbatch") {
+      if (!parse_int(value, n) || n < 1 || n > 1024) return error(name + " must be an integer from 1 to 1024");
+      (key == "mctsthreads" ? mcts_threads_ : mcts_batch_) = static_cast<int>(n);
+      mcts_.reset();
+    } else if (key == "matescan") {
+      if (value != "true" && value != "false") return error("MateScan must be true or false");
+      mate_scan_ = value == "true";
+    } else if (key == "level") {
+      if (value == "none" || value.empty()) {
+        named_level_.reset();
+      } else {
+        auto it = std::find_if(levels_.begin(), levels_.end(), [&](const Level& l) { return l.name == value; });
+        if (it == levels_.end()) return error("unknown level '" + value + "'");
+        named_level_ = *it;
+      }
+      update_level();
+    } else {
+      error("unknown option '" + name + "'");
+    }
+  }
+
+  // A named level wins; else UCI_LimitStrength picks the level nearest UCI_Elo.
+  void update_level() {
+    active_level_.reset();
+    if (named_level_) {
+      active_level_ = named_level_;
+    } else if (limit_strength_) {
+      const Level* best = nullptr;
+      for (const Level& l : levels_)
+        if (l.has_elo && (!best || std::abs(l.elo - elo_) < std::abs(best->elo - elo_))) best = &l;
+      if (best) active_level_ = *best;
+    }
+    if (active_level_) say("info string playing as level " + active_level_->name);
+  }
+
+  void position(const std::vector<std::string>& t) {
+    // Built on a copy: a bad command leaves the position as it was.
+    std::size_t i = 1;
+    Position next;
+    try {
+      if (t.size() >= 2 && t[1] == "startpos") {
+        next = Position::start(rules_);
+        i = 2;
+      } else if (t.size() >= 2 && t[1] == "fen") {
+        std::string fen;
+        for (i = 2; i < t.size() && t[i] != "moves"; ++i) fen += t[i] + " ";
+        next = Position::from_fen(fen, rules_);
+      } else {
+        return error("position needs 'startpos' or 'fen <FEN>'");
+      }
+      if (i < t.size()) {
+        if (t[i] != "moves") return error("expected 'moves' after the position, got '" + t[i] + "'");
+        for (++i; i < t.size(); ++i) {
+          if (game_status(next).over()) return error("move '" + t[i] + "' after the game has ended");
+          next.make(parse_coordinate(next, t[i]));
+        }
+      }
+    } catch (const std::exception& e) {
+      return error(e.what());
+    }
+    pos_ = next;
+  }
+
+  void go(const std::vector<std::string>& t) {
+    stop_search();
+    SearchLimits limits;
+    limits.multipv = multipv_;
+    for (std::size_t i = 1; i < t.size(); ++i) {
+      const std::string& key = t[i];
+      if (key == "infinite") {
+        limits.infinite = true;
+        continue;
+      }
+      if (key == "ponder") continue;
+      if (key == "searchmoves") {
+        error("searchmoves is not supported; searching all moves");
+        static const std::vector<std::string> kKeys = {"infinite", "ponder",    "depth", "nodes",
+                                                       "movetime", "wtime",     "btime", "winc",
+                                                       "binc",     "movestogo", "mate"};
+        while (i + 1 < t.size() && std::find(kKeys.begin(), kKeys.end(), t[i + 1]) == kKeys.end()) ++i;
+        continue;
+      }
+      long long n = 0;
+      if (i + 1 >= t.size() || !parse_int(t[i + 1], n) || n < 0) {
+        error("go: '" + key + "' needs a non-negative number");
+        ++i;  // the bad value is not a parameter name
+        continue;
+      }
+      ++i;
+      if (key == "depth") limits.depth = static_cast<int>(std::min<long long>(n, kMaxPly - 2));
+      else if (key == "nodes") limits.nodes = static_cast<std::uint64_t>(n);
+      else if (key == "movetime") limits.movetime_ms = n;
+      else if (key == "wtime") limits.time_ms[kWhite] = n;
+      else if (key == "btime") limits.time_ms[kBlack] = n;
+      else if (key == "winc") limits.inc_ms[kWhite] = n;
+      else if (key == "binc") limits.inc_ms[kBlack] = n;
+      else if (key == "movestogo") limits.movestogo = static_cast<int>(n);
+      else if (key == "mate") limits.depth = static_cast<int>(std::min<long long>(2 * n, kMaxPly - 2));
+      else error("go: unknown parameter '" + key + "'");
+    }
+    const GameStatus status = game_status(pos_);
+    if (status.over()) {
+      say(std::string("info string game over: ") + termination_name(status.termination) + " " +
+          outcome_text(status.outcome));
+      say("bestmove (none)");
+      return;
+    }
+    if (use_mcts_) {
+      if (!ensure_mcts()) return;
+      return go_mcts(limits);
+    }
+    searching_ = true;
+    // Nothing but "stop" ends a search without limits: treat it as infinite
+    // when the input ends.
+    infinite_ = limits.infinite || (limits.depth == 0 && limits.nodes == 0 && limits.movetime_ms == 0 &&
+                                    limits.time_ms[pos_.side_to_move()] == 0 && !active_level_);
+    worker_ = std::thread([this, limits] {
+      Position pos = pos_;
+      auto on_info = [this](const SearchInfo& info) { report(info); };
+      Move best, ponder;
+      if (active_level_) {
+        const MoveChoice c = play_level_move(searcher_, *active_level_, pos, pos.key() ^ 0x1EE7, limits, on_info);
+        best = c.move;
+      } else {
+        const SearchResult r = searcher_.search(pos, limits, on_info);
+        best = r.best;
+        if (!r.lines.empty() && r.lines[0].pv.size() > 1) ponder = r.lines[0].pv[1];
+      }
+      // With "go infinite" the answer waits for "stop", as UCI requires.
+      while (limits.infinite && !stop_requested_.load()) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      std::string answer = "bestmove " + to_coordinate(best);
+      if (!ponder.is_null()) answer += " ponder " + to_coordinate(ponder);
+      say(answer);
+      searching_ = false;
+    });
+  }
+
+  // The MCTS backend: the network from WeightsFile, or the material
+  // evaluator without one. Built on first use, so LibTorch loads only then.
+  bool ensure_mcts() {
+    if (mcts_) return true;
+    try {
+      std::shared_ptr<Evaluator> evaluator = weights_.empty()
+                                                 ? std::shared_ptr<Evaluator>(std::make_shared<MaterialEvaluator>())
+                                                 : make_network_evaluator("weights=" + weights_ + ",max_batch=" +
+                                                                          std::to_string(mcts_threads_ * mcts_batch_));
+      MctsConfig config;
+      config.threads = mcts_threads_;
+      config.batch_size = mcts_batch_;
+      mcts_ = std::make_unique<Mcts>(std::move(evaluator), config);
+      say("info string mcts backend: " + mcts_->evaluator().name());
+    } catch (const std::exception& e) {
+      error(std::string("cannot start the mcts backend: ") + e.what());
+      return false;
+    }
+    return true;
+  }
+
+  void go_mcts(const SearchLimits& limits) {
+    MctsConfig config = mcts_->config();
+    config.multipv = multipv_;
+    config.mate_scan = mate_scan_;
+    config.info_interval_ms = 500;
+    mcts_->set_config(config);
+    mcts_->set_position(pos_);
+    MctsLimits m;
+    m.visits = limits.nodes;
+    m.movetime_ms = limits.movetime_ms;
+    const Color us = pos_.side_to_move();
+    if (!m.movetime_ms && limits.time_ms[us] > 0)
+      m.movetime_ms = std::max<std::int64_t>(1, limits.time_ms[us] / 30 + limits.inc_ms[us] * 3 / 4);
+    m.infinite = limits.infinite;
+    // "go depth N" has no meaning for MCTS: N * 100 playouts stands in for it.
+    if (limits.depth && !m.visits) m.playouts = static_cast<std::uint64_t>(limits.depth) * 100;
+    if (!m.visits && !m.playouts && !m.movetime_ms) m.infinite = true;
+    searching_ = true;
+    infinite_ = m.infinite;
+    worker_ = std::thread([this, m] {
+      MctsResult r;
+      try {
+        r = mcts_->search(m, [this](const MctsResult& snapshot) { report_mcts(snapshot); });
+      } catch (const std::exception& e) {
+        error(std::string("mcts search failed: ") + e.what());
+      }
+      while (m.infinite && !stop_requested_.load()) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      say(r.best.is_null() ? std::string("bestmove (none)") : "bestmove " + to_coordinate(r.best));
+      searching_ = false;
+    });
+  }
+
+  void report_mcts(const MctsResult& r) {
+    const int lines = std::min<int>(multipv_, static_cast<int>(r.moves.size()));
+    const std::int64_t ms = static_cast<std::int64_t>(r.seconds * 1000);
+    for (int i = 0; i < lines; ++i) {
+      const MctsRootMove& m = r.moves[i];
+      // A move not searched yet (a one-node search) has no value of its
+      // own: report the root's, the network's estimate of the position.
+      struct Value { float q, win, draw, loss; };
+      const Value v = m.visits == 0 && !m.mate && !m.proven_draw ? Value{r.q, r.win, r.draw, r.loss}
+                                                                  : Value{m.q, m.win, m.draw, m.loss};
+      std::ostringstream s;
+      s << "info depth " << std::max(1, r.depth) << " seldepth " << r.seldepth << " multipv " << i + 1 << " score ";
+      if (m.mate) s << "mate " << m.mate; else s << "cp " << q_to_centipawns(v.q);
+      s << " wdl " << std::lround(v.win * 1000) << " " << std::lround(v.draw * 1000) << " " << std::lround(v.loss * 1000)
+        << " nodes " << r.visits << " nps " << std::llround(r.playouts_per_second) << " time " << ms
+        << " visits " << m.visits << " pv";
+      for (const Move& mv : m.pv) s << " " << to_coordinate(mv);
+      say(s.str());
+    }
+  }
+
+  void report(const SearchInfo& info) {
+    std::ostringstream s;
+    s << "info depth " << info.depth << " seldepth " << info.seldepth << " multipv " << info.multipv << " score "
+      << score_text(info.score) << " nodes " << info.nodes << " nps "
+      << (info.time_ms > 0 ? info.nodes * 1000 / info.time_ms : info.nodes) << " hashfull " << info.hashfull
+      << " time " << info.time_ms << " pv";
+    for (const Move& m : info.pv) s << " " << to_coordinate(m);
+    say(s.str());
+  }
+
+  void stop_search() {
+    if (!worker_.joinable()) return;
+    stop_requested_ = true;
+    // The worker may not have started searching yet: keep asking until it ends.
+    while (searching_.load()) {
+      searcher_.stop();
+      if (mcts_) mcts_->stop();
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    worker_.join();
+    stop_requested_ = false;
+  }
+
+  void display() {
+    std::ostringstream s;
+    s << "\n";
+    const Bitboard frozen = pos_.frozen(kWhite) | pos_.frozen(kBlack);
+    for (int rank = 7; rank >= 0; --rank) {
+      s << " " << rank + 1 << " ";
+      for (int file = 0; file < 8; ++file) {
+        const Square sq = make_square(file, rank);
+        s << ' ' << piece_char(pos_.piece_on(sq)) << ((frozen & square_bb(sq)) ? '*' : ' ');
+      }
+      s << "\n";
+    }
+    s << "    a  b  c  d  e  f  g  h     (* frozen)\n\n";
+    s << "Fen: " << pos_.fen() << "\nRules: " << rules_.name() << "\nKey: " << std::hex << pos_.key() << std::dec
+      << "\nSide to move: " << (pos_.side_to_move() == kWhite ? "white" : "black")
+      << (pos_.in_check() ? " (in check)" : "") << "\n";
+    const GameStatus status = game_status(pos_);
+    if (status.over()) s << "Game over: " << termination_name(status.termination) << " " << outcome_text(status.outcome) << "\n";
+    say(s.str());
+  }
+
+  std::ostream& out_;
+  std::mutex out_mutex_;
+  Rules rules_;
+  Position pos_;
+  Searcher searcher_{16};
+  int multipv_ = 1;
+  bool limit_strength_ = false;
+  int elo_ = 0;
+  std::vector<Level> levels_ = [] {
+    try {
+      return load_levels();
+    } catch (const std::exception&) {
+      return std::vector<Level>{};
+    }
+  }();
+  std::optional<Level> named_level_, active_level_;
+  std::thread worker_;
+  std::atomic<bool> searching_{false};
+  bool infinite_ = false;
+  bool use_mcts_ = false;
+  std::string weights_;
+  int mcts_threads_ = 1, mcts_batch_ = 8;
+  bool mate_scan_ = false;
+  std::unique_ptr<Mcts> mcts_;
+  std::atomic<bool> stop_requested_{false};
+};
+
+}  // namespace
+
+void run_uci(std::istream& in, std::ostream& out) {
+  UciEngine engine(out);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (!engine.handle(line)) return;
+  }
+  engine.finish();
+}
+
+}  // namespace ultima

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# The `ultima` program's exact output forms and its errors on bad input.
+# usage: cli_test.sh PATH/TO/ultima
+set -u
+ultima=$1
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+expect_output() {  # expect_output "description" "expected stdout" args...
+  local what=$1 expected=$2; shift 2
+  local out; out=$("$ultima" "$@" 2>/dev/null); local rc=$?
+  [ $rc -eq 0 ] || fail "$what: exit $rc"
+  [ "$out" = "$expected" ] || fail "$what: got [$out], expected [$expected]"
+}
+
+expect_error() {  # expect_error "message part" args...
+  local part=$1; shift
+  local err; err=$("$ultima" "$@" 2>&1 >/dev/null); local rc=$?
+  [ $rc -ne 0 ] || fail "'$*' exited 0"
+  [ $rc -lt 128 ] || fail "'$*' crashed (exit $rc)"
+  case "$err" in *"$part"*) ;; *) fail "'$*': error [$err] lacks [$part]";; esac
+  [ "$(printf '%s\n' "$err" | grep -c .)" -le 2 ] || fail "'$*': error is not short: [$err]"
+}
+
+expect_output "perft depth 3" "nodes 42762" perft --depth 3
+expect_output "perft startpos" "nodes 944" perft --depth 2 --fen startpos
+expect_output "perft abbott1962" "nodes 42738" perft --depth 3 --rules abbott1962
+expect_output "perft with a switch" "nodes 42738" perft --depth 3 \
+  --rules abbott1963,leaper=single --fen "clxwkxli/pppppppp/8/8/8/8/PPPPPPPP/ILXWKXLC w 0 1"
+
+divide=$("$ultima" perft --depth 2 --divide 2>/dev/null)
+[ "$(printf '%s\n' "$divide" | wc -l)" -eq 33 ] || fail "divide: expected 32 moves and a total"
+[ "$(printf '%s\n' "$divide" | tail -n 1)" = "nodes 944" ] || fail "divide: last line"
+[ "$(printf '%s\n' "$divide" | head -n 1)" = "a2a3: 31" ] || fail "divide: first line [$(printf '%s\n' "$divide" | head -n 1)]"
+sorted=$(printf '%s\n' "$divide" | head -n 32 | LC_ALL=C sort)
+[ "$sorted" = "$(printf '%s\n' "$divide" | head -n 32)" ] || fail "divide: not sorted"
+
+# A withdrawer move and a removal: 'moves' prints captures sorted, or '-'.
+moves=$("$ultima" moves --fen "k7/8/8/3p4/3W4/8/1P6/2i4K w 0 1")
+printf '%s\n' "$moves" | grep -qx "d4d1 d5" || fail "moves: withdrawal d4d1 d5 missing"
+printf '%s\n' "$moves" | grep -qx "xb2 -" || fail "moves: removal xb2 missing"
+[ "$moves" = "$(printf '%s\n' "$moves" | LC_ALL=C sort)" ] || fail "moves: not sorted"
+
+expect_error "unknown piece letter" perft --depth 1 --fen "4k3/8/8/8/8/8/8/3Q4 w 0 1"
+expect_error "no side to move" moves --fen "4k3/8/8/8/8/8/8/3K4"
+expect_error "unknown rule preset 'nope'" perft --depth 1 --rules nope
+expect_error "unknown rule switch 'color'" perft --depth 1 --rules abbott1963,color=red
+expect_error "unknown value 'triple'" moves --rules abbott1963,leaper=triple
+expect_error "depth" perft
+expect_error "unknown command 'frobnicate'" frobnicate
+expect_error "" perft --depth -3
+
+# match: a tiny random-vs-random match prints the final table; the same seed
+# gives the same game records.
+tmp=$(mktemp -d)
+match=$("$ultima" match --player1 random --player2 random --games 4 --max-plies 20 --seed 5 --pgn "$tmp/a.pgn" 2>/dev/null) \
+  || fail "match: exit $?"
+printf '%s\n' "$match" | head -n 1 | grep -q '^match random (1) vs random (2): rules abbott1963, 2 openings' \
+  || fail "match: header [$(printf '%s\n' "$match" | head -n 1)]"
+printf '%s\n' "$match" | grep -Eq '^player +games +wins +draws +losses +score +Elo +95% interval$' || fail "match: table header"
+printf '%s\n' "$match" | grep -Eq '^random \(1\) +4 +[0-9]+ +[0-9]+ +[0-9]+ +[0-9.]+% +[-+][0-9.inf]+ +\[' || fail "match: player 1 row"
+printf '%s\n' "$match" | grep -Eq '^random \(2\) +4 ' || fail "match: player 2 row"
+printf '%s\n' "$match" | grep -q '^ended by: max plies 4$' || fail "match: endings line"
+[ "$(grep -c '^\[Variant "ultima"\]$' "$tmp/a.pgn")" -eq 4 ] || fail "match: 4 records with a Variant tag"
+"$ultima" match --white random --black random --games 4 --max-plies 20 --seed 5 --concurrency 2 --pgn "$tmp/b.pgn" >/dev/null 2>&1
+cmp -s "$tmp/a.pgn" "$tmp/b.pgn" || fail "match: same seed, different records"
+printf 'clxwkxli/pppppppp/8/8/8/8/PPPPPPPP/ILXKWXLC w 0 1\n# a comment\nk7/8/8/8/8/8/8/Q6K w 0 1\n' >"$tmp/openings.fen"
+
+expect_error "--player1 'nope': " match --player1 nope --player2 random
+expect_error "openings.fen', line 3: FEN placement has an unknown piece letter" match --player1 random --player2 random --openings "$tmp/openings.fen"
+expect_error "cannot read openings file" match --player1 random --player2 random --openings "$tmp/missing.fen"
+expect_error "MIN is above MAX" match --player1 random --player2 random --opening-plies 5-2
+expect_error "--games must be at least 1" match --player1 random --player2 random --games 0
+expect_error "elo0 must be below elo1" match --player1 random --player2 random --sprt 5,0
+
+# The self-play / training commands on bad input.
+configs=$(cd "$(dirname "$0")/../../configs" && pwd)
+expect_error "config: cannot read $tmp/none.yaml" loop --config "$tmp/none.yaml" --run-dir "$tmp/run"
+printf 'selfplay:\n  parallel_games: many\n' > "$tmp/bad.yaml"
+expect_error "selfplay.parallel_games has a value of the wrong type" loop --config "$tmp/bad.yaml" --run-dir "$tmp/run"
+printf 'training:\n  optimizer: adam\n' > "$tmp/bad.yaml"
+expect_error "optimizer must be sgd or adamw, not 'adam'" loop --config "$tmp/bad.yaml" --run-dir "$tmp/run"
+expect_error "no samples in" train --run-dir "$tmp/run" --config "$configs/tiny.yaml"
+expect_error "the tag may hold letters, digits and _ only" selfplay --run-dir "$tmp/run" --tag "a b"
+expect_error "--model: 'x' is not best, latest or a version number" selfplay --run-dir "$tmp/run" --model x
+head -c 300 "$tmp/run/models/model-000000.unn" > "$tmp/short.unn" && mv "$tmp/short.unn" "$tmp/run/models/model-000000.unn"
+expect_error "model-000000.unn: truncated" selfplay --run-dir "$tmp/run" --games 2
+rm -rf "$tmp"
+
+if [ $failures -eq 0 ]; then echo "cli_test: all passed"; else echo "cli_test: $failures failed"; exit 1; fi

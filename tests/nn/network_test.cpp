@@ -1,0 +1,281 @@
+// The network through its module (nn/network.h -> libultima_nn.so, LibTorch):
+// forward passes, model files that give bit-identical outputs after a
+// round trip, damaged or mismatched files rejected by name, device errors,
+// and concurrent callers of the batching evaluator.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "nn/encoding.h"
+#include "nn/network.h"
+#include "nn/module_api.h"
+#include "nn/policy_index.h"
+#include "engine/mcts/mcts.h"
+#include "nn_test_util.h"
+#include "test_util.h"
+
+namespace ultima {
+namespace {
+
+using namespace ultima::nn;
+
+NetArchitecture small_architecture() { return test::narrow_architecture(2); }
+
+std::string temp_path(const std::string& name) { return test::temp_path("ultima_nn_", name); }
+
+// Encoded positions with their legal moves' slots.
+struct Batch {
+  std::vector<Position> positions;
+  std::vector<MoveList> lists;
+  std::vector<float> planes;
+  std::vector<std::int32_t> offsets{0}, slots;
+
+  explicit Batch(int count, std::uint64_t seed = 3) {
+    std::mt19937_64 rng(seed);
+    const std::vector<Rules> presets = test::all_presets();
+    while (static_cast<int>(positions.size()) < count) {
+      Position pos = test::random_game_position(presets[positions.size() % presets.size()], rng,
+                                                static_cast<int>(rng() % 50));
+      if (game_status(pos).over()) continue;
+      positions.push_back(pos);
+    }
+    lists.resize(positions.size());
+    for (std::size_t i = 0; i < positions.size(); ++i) {
+      const std::vector<float> p = encode_position(positions[i]);
+      planes.insert(planes.end(), p.begin(), p.end());
+      generate_legal(positions[i], lists[i]);
+      for (const Move& m : lists[i]) slots.push_back(policy_index(m));
+      offsets.push_back(static_cast<std::int32_t>(slots.size()));
+    }
+  }
+  int size() const { return static_cast<int>(positions.size()); }
+};
+
+struct Outputs {
+  std::vector<float> policy, wdl, moves_left;
+};
+
+Outputs run(Network& net, const Batch& b) {
+  Outputs o;
+  o.policy.resize(b.slots.size());
+  o.wdl.resize(3 * b.positions.size());
+  o.moves_left.resize(b.positions.size());
+  net.forward(ForwardBatch{b.size(), b.planes.data(), b.offsets.data(), b.slots.data()},
+              ForwardOutput{o.policy.data(), o.wdl.data(), o.moves_left.data()});
+  return o;
+}
+
+bool bit_identical(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), sizeof(float) * a.size()) == 0;
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(NnNetwork, ModuleLoadsAndNamesLibTorch) {
+  EXPECT_NE(nn_library_version().find("LibTorch"), std::string::npos);
+  EXPECT_EQ(nn_module().api_version, static_cast<std::uint32_t>(ULTIMA_NN_API_VERSION));
+}
+
+TEST(NnNetwork, RandomNetworkForwardIsFiniteAndSeeded) {
+  const Batch batch(12);
+  auto a = Network::random(small_architecture(), 7, DeviceOptions{});
+  auto b = Network::random(small_architecture(), 7, DeviceOptions{});
+  auto c = Network::random(small_architecture(), 8, DeviceOptions{});
+  const Outputs oa = run(*a, batch), ob = run(*b, batch), oc = run(*c, batch);
+  for (float x : oa.policy) ASSERT_TRUE(std::isfinite(x));
+  for (float x : oa.wdl) ASSERT_TRUE(std::isfinite(x));
+  for (float x : oa.moves_left) ASSERT_GE(x, 0);
+  EXPECT_TRUE(bit_identical(oa.policy, ob.policy));
+  EXPECT_TRUE(bit_identical(oa.wdl, ob.wdl));
+  EXPECT_FALSE(bit_identical(oa.policy, oc.policy));
+  EXPECT_NE(a->describe().find("2x16"), std::string::npos) << a->describe();
+  EXPECT_NE(a->describe().find("cpu fp32"), std::string::npos) << a->describe();
+}
+
+TEST(NnNetwork, BatchedAndSingleForwardPassesAgree) {
+  const Batch batch(16);
+  auto net = Network::random(small_architecture(), 9, DeviceOptions{});
+  const Outputs all = run(*net, batch);
+  for (int i = 0; i < batch.size(); ++i) {
+    Batch one(0);
+    one.planes.assign(batch.planes.begin() + i * kInputSize, batch.planes.begin() + (i + 1) * kInputSize);
+    one.slots.assign(batch.slots.begin() + batch.offsets[i], batch.slots.begin() + batch.offsets[i + 1]);
+    one.offsets = {0, static_cast<std::int32_t>(one.slots.size())};
+    one.positions.push_back(batch.positions[i]);
+    const Outputs single = run(*net, one);
+    for (std::size_t m = 0; m < single.policy.size(); ++m)
+      EXPECT_NEAR(single.policy[m], all.policy[batch.offsets[i] + m], 1e-4);
+    for (int k = 0; k < 3; ++k) EXPECT_NEAR(single.wdl[k], all.wdl[3 * i + k], 1e-4);
+  }
+}
+
+TEST(NnNetwork, SavedAndLoadedNetworksGiveBitIdenticalOutputs) {
+  const std::string path = temp_path("saved.unn");
+  const Batch batch(10);
+  auto net = Network::random(small_architecture(), 11, DeviceOptions{});
+  net->save(path, "cambridge", 4242);
+  auto loaded = Network::load(path, DeviceOptions{});
+  EXPECT_EQ(loaded->architecture(), net->architecture());
+  EXPECT_EQ(loaded->header().rules, "cambridge");
+  EXPECT_EQ(loaded->header().training_step, 4242u);
+  const Outputs a = run(*net, batch), b = run(*loaded, batch);
+  EXPECT_TRUE(bit_identical(a.policy, b.policy));
+  EXPECT_TRUE(bit_identical(a.wdl, b.wdl));
+  EXPECT_TRUE(bit_identical(a.moves_left, b.moves_left));
+  EXPECT_EQ(loaded->payload(), net->payload());
+  std::remove(path.c_str());
+}
+
+TEST(NnNetwork, DamagedAndMismatchedFilesAreRejectedByName) {
+  const std::string path = temp_path("damaged.unn");
+  auto net = Network::random(small_architecture(), 12, DeviceOptions{});
+  net->save(path, "abbott1963", 1);
+  std::string bytes;
+  {
+    std::ifstream in(path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  auto write = [&](const std::string& b) { std::ofstream(path, std::ios::binary | std::ios::trunc) << b; };
+  auto load_error = [&] { return error_of([&] { Network::load(path, DeviceOptions{}); }); };
+
+  write(bytes.substr(0, bytes.size() / 2));
+  EXPECT_NE(load_error().find("truncated"), std::string::npos) << load_error();
+  std::string flipped = bytes;
+  flipped[bytes.size() - 100] ^= 0x40;
+  write(flipped);
+  EXPECT_NE(load_error().find("checksum"), std::string::npos) << load_error();
+  write("ULTIMA-NN\nformat 2\n");
+  EXPECT_NE(load_error().find("format version 2"), std::string::npos) << load_error();
+  write("GIF89a");
+  EXPECT_NE(load_error().find("not an Ultima network file"), std::string::npos) << load_error();
+
+  // A header that lies about the architecture (checksum intact): the module
+  // names the first tensor whose shape differs.
+  ModelHeader lying;
+  lying.architecture = small_architecture();
+  lying.architecture.channels = 32;
+  lying.rules = "abbott1963";
+  write_model_file(path, lying, net->payload());
+  const std::string shape_error = load_error();
+  EXPECT_NE(shape_error.find("input_conv.weight"), std::string::npos) << shape_error;
+  EXPECT_NE(shape_error.find("[16, 25, 3, 3] in the file"), std::string::npos) << shape_error;
+  lying.architecture = small_architecture();
+  lying.architecture.blocks = 3;
+  write_model_file(path, lying, net->payload());
+  EXPECT_NE(load_error().find("lack tensor 'tower.2."), std::string::npos) << load_error();
+  lying.architecture.blocks = 1;
+  write_model_file(path, lying, net->payload());
+  EXPECT_NE(load_error().find("hold tensor 'tower.1."), std::string::npos) << load_error();
+
+  // A config that asks for another architecture than the file's.
+  net->save(path, "abbott1963", 1);
+  NnConfig config = NnConfig::parse("blocks=6,channels=16");
+  config.weights = path;
+  const std::string config_error = error_of([&] { make_network(config); });
+  EXPECT_NE(config_error.find("blocks 2 (expected 6)"), std::string::npos) << config_error;
+  std::remove(path.c_str());
+}
+
+TEST(NnNetwork, DeviceAndPrecisionErrorsAreClear) {
+  DeviceOptions half;
+  half.precision = "fp16";
+  EXPECT_NE(error_of([&] { Network::random(small_architecture(), 1, half); }).find("needs a CUDA device"),
+            std::string::npos);
+  DeviceOptions bad;
+  bad.device = "quantum";
+  EXPECT_NE(error_of([&] { Network::random(small_architecture(), 1, bad); }), "no error");
+  if (nn_library_version().find("CUDA not available") != std::string::npos) {
+    DeviceOptions cuda;
+    cuda.device = "cuda";
+    EXPECT_NE(error_of([&] { Network::random(small_architecture(), 1, cuda); }).find("no CUDA"), std::string::npos);
+  }
+}
+
+TEST(NnNetwork, ConcurrentCallersGetTheirOwnPositionsAnswers) {
+  NnConfig config;
+  config.architecture = small_architecture();
+  config.seed = 21;
+  config.batching.max_batch = 16;
+  config.batching.max_wait_us = 2000;
+  config.batching.cache_entries = 0;
+  std::unique_ptr<BatchingEvaluator> evaluator = make_nn_evaluator(config);
+  const Batch batch(40, 5);
+  std::vector<EvalOutput> expected(batch.size());
+  for (int i = 0; i < batch.size(); ++i) {
+    const EvalInput in{&batch.positions[i], &batch.lists[i]};
+    evaluator->evaluate_direct(std::span(&in, 1), std::span(&expected[i], 1));
+  }
+  constexpr int kThreads = 8, kCalls = 50;
+  std::vector<std::thread> threads;
+  std::vector<int> failures(kThreads, 0);
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      for (int c = 0; c < kCalls; ++c) {
+        const int i = (t * 13 + c * 7) % batch.size();
+        const EvalInput in{&batch.positions[i], &batch.lists[i]};
+        EvalOutput out;
+        evaluator->evaluate(std::span(&in, 1), std::span(&out, 1));
+        bool same = out.policy.size() == expected[i].policy.size() &&
+                    std::abs(out.win - expected[i].win) < 1e-4 && std::abs(out.loss - expected[i].loss) < 1e-4;
+        for (std::size_t m = 0; same && m < out.policy.size(); ++m)
+          same = std::abs(out.policy[m] - expected[i].policy[m]) < 1e-4;
+        failures[t] += !same;
+      }
+    });
+  for (std::thread& t : threads) t.join();
+  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(failures[t], 0) << "thread " << t;
+  const BatchingStats stats = evaluator->stats();
+  EXPECT_EQ(stats.evaluated, static_cast<std::uint64_t>(kThreads * kCalls));
+  EXPECT_GT(stats.mean_batch(), 1.0);
+  EXPECT_NE(evaluator->name().find("net 2x16"), std::string::npos) << evaluator->name();
+}
+
+}  // namespace
+}  // namespace ultima
+
+namespace ultima {
+namespace {
+
+// The whole chain the program uses: a model file, the batching evaluator
+// from the module, and MCTS searching with it over several threads.
+TEST(NnMcts, MctsSearchesWithASavedNetwork) {
+  const std::string path = temp_path("mcts_net.bin");
+  auto net = nn::Network::random(small_architecture(), 3, nn::DeviceOptions{});
+  net->save(path, "abbott1963", 0);
+  std::shared_ptr<Evaluator> evaluator =
+      nn::make_nn_evaluator(nn::NnConfig::parse("weights=" + path + ",max_batch=16"));
+  MctsConfig config;
+  config.threads = 2;
+  config.batch_size = 8;
+  Mcts mcts(evaluator, config);
+  std::mt19937_64 rng(5);
+  Position pos = test::random_game_position(Rules{}, rng, 12);
+  mcts.set_position(pos);
+  MctsLimits limits;
+  limits.playouts = 200;
+  const MctsResult r = mcts.search(limits);
+  MoveList list;
+  generate_legal(pos, list);
+  EXPECT_TRUE(std::find(list.begin(), list.end(), r.best) != list.end());
+  EXPECT_GE(r.playouts, 200u);
+  EXPECT_GT(r.evaluations, 0u);
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace ultima

@@ -1,0 +1,170 @@
+// The graded levels and player specs: every level file loads, players by
+// name, bad level files and specs rejected naming the problem, and the
+// levels' randomness reproducible from a seed.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <random>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "engine/play/level.h"
+#include "engine/play/player_spec.h"
+#include "engine/rules/rules.h"
+#include "test_util.h"
+
+namespace ultima {
+namespace {
+
+using test::is_legal;
+using test::random_game_position;
+
+// Levels and players
+
+TEST(Level, EveryLevelFileLoads) {
+  namespace fs = std::filesystem;
+  const std::vector<Level> levels = load_levels();
+  int files = 0;
+  for (const fs::directory_entry& e : fs::directory_iterator(levels_directory()))
+    if (e.path().extension() == ".yaml") ++files;
+  ASSERT_EQ(static_cast<int>(levels.size()), files);
+  ASSERT_GE(levels.size(), 2u);
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < levels.size(); ++i) {
+    const Level& l = levels[i];
+    SCOPED_TRACE(l.name);
+    EXPECT_TRUE(names.insert(l.name).second) << "duplicate level name";
+    if (i) {
+      EXPECT_LT(levels[i - 1].order, l.order) << "order must be strictly increasing";
+    }
+    EXPECT_TRUE(fs::exists(fs::path(levels_directory()) / (l.name + ".yaml"))) << "file name differs from name";
+    EXPECT_FALSE(l.description.empty());
+    EXPECT_TRUE(l.depth > 0 || l.nodes > 0 || l.movetime_ms > 0);
+    EXPECT_GE(l.blunder_rate, 0.0);
+    EXPECT_LE(l.blunder_rate, 1.0);
+    EXPECT_EQ(find_level(l.name).name, l.name);
+  }
+  EXPECT_EQ(level_names().size(), levels.size());
+}
+
+TEST(Level, PlayersByName) {
+  Position pos = Position::start();
+  for (const std::string& name : level_names()) {
+    SCOPED_TRACE(name);
+    auto player = make_player(name);
+    ASSERT_TRUE(player);
+    EXPECT_EQ(player->name(), name);
+    auto again = make_player("level:" + name);
+    EXPECT_EQ(again->name(), name);
+    const Level level = find_level(name);
+    if (level.nodes > 50000 || level.movetime_ms > 500) continue;  // keep the test fast
+    player->new_game();
+    const MoveChoice c = player->choose(pos, 42);
+    EXPECT_TRUE(is_legal(pos, c.move));
+  }
+  auto random = make_player("random");
+  EXPECT_EQ(random->name(), "random");
+  EXPECT_TRUE(is_legal(pos, random->choose(pos, 1).move));
+  auto custom = make_player("search:depth=2,noise=10");
+  ASSERT_TRUE(custom);
+  EXPECT_TRUE(is_legal(pos, custom->choose(pos, 7).move));
+  auto* sp = dynamic_cast<SearchPlayer*>(custom.get());
+  ASSERT_NE(sp, nullptr);
+  EXPECT_EQ(sp->level().depth, 2);
+  EXPECT_EQ(sp->level().eval_noise_cp, 10);
+}
+
+TEST(Level, FromPairs) {
+  const Level l = Level::from_pairs("depth=3,nodes=5000,movetime_ms=100,noise=20,blunder=0.25,hash_mb=2");
+  EXPECT_EQ(l.depth, 3);
+  EXPECT_EQ(l.nodes, 5000u);
+  EXPECT_EQ(l.movetime_ms, 100);
+  EXPECT_EQ(l.eval_noise_cp, 20);
+  EXPECT_DOUBLE_EQ(l.blunder_rate, 0.25);
+  EXPECT_EQ(l.hash_mb, 2u);
+}
+
+// The exception's message must contain every one of `words`.
+template <class F>
+void expect_rejected(F&& f, std::initializer_list<const char*> words) {
+  try {
+    f();
+    ADD_FAILURE() << "accepted, expected std::invalid_argument naming " << *words.begin();
+  } catch (const std::invalid_argument& e) {
+    for (const char* w : words) EXPECT_NE(std::string(e.what()).find(w), std::string::npos) << e.what();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "wrong exception type: " << e.what();
+  }
+}
+
+TEST(Level, BadLevelFilesAreRejected) {
+  const std::string ok = "name: t\ndescription: d\norder: 1\ndepth: 2\n";
+  EXPECT_NO_THROW(Level::parse(ok, "t.yaml"));
+  EXPECT_EQ(Level::parse(ok + "weights: {mobility: 6}\n", "t.yaml").weights.mobility, 6);
+  expect_rejected([&] { Level::parse(ok + "speed: 3\n", "t.yaml"); }, {"t.yaml", "speed"});
+  expect_rejected([&] { Level::parse("name: t\ndepth: -1\n", "t.yaml"); }, {"t.yaml", "depth"});
+  expect_rejected([&] { Level::parse("name: t\ndepth: 500\n", "t.yaml"); }, {"depth"});
+  expect_rejected([&] { Level::parse("name: t\ndepth: two\n", "t.yaml"); }, {"depth"});
+  expect_rejected([&] { Level::parse("name: t\nnodes: -5\n", "t.yaml"); }, {"nodes"});
+  expect_rejected([&] { Level::parse("name: t\ndepth: 1\nblunder_rate: 1.5\n", "t.yaml"); }, {"blunder_rate"});
+  expect_rejected([&] { Level::parse("name: t\ndepth: 1\nblunder_rate: -0.1\n", "t.yaml"); }, {"blunder_rate"});
+  expect_rejected([&] { Level::parse("name: t\ndepth: 1\neval_noise_cp: -3\n", "t.yaml"); }, {"eval_noise_cp"});
+  expect_rejected([&] { Level::parse("name: t\ndescription: no budget\n", "t.yaml"); }, {"t.yaml", "depth"});
+  expect_rejected([&] { Level::parse("name: [t\ndepth: 1\n", "t.yaml"); }, {"t.yaml"});
+  expect_rejected([&] { Level::parse("just some words", "t.yaml"); }, {"t.yaml"});
+  expect_rejected([&] { Level::parse("depth: 2\n", "t.yaml"); }, {"t.yaml", "name"});
+  expect_rejected([&] { Level::parse(ok + "weights: {aggression: 6}\n", "t.yaml"); }, {"aggression"});
+  expect_rejected([] { Level::load("/nonexistent/level.yaml"); }, {"/nonexistent/level.yaml"});
+}
+
+TEST(Level, BadPlayerSpecsAreRejected) {
+  expect_rejected([] { make_player(""); }, {"spec"});
+  expect_rejected([] { make_player("grandmaster"); }, {"grandmaster"});
+  expect_rejected([] { make_player("level:grandmaster"); }, {"grandmaster"});
+  expect_rejected([] { make_player("search:"); }, {"depth"});
+  expect_rejected([] { make_player("search:depth"); }, {"depth"});
+  expect_rejected([] { make_player("search:depth=-2"); }, {"depth"});
+  expect_rejected([] { make_player("search:depth=x"); }, {"depth"});
+  expect_rejected([] { make_player("search:depth=2,speed=3"); }, {"speed"});
+  expect_rejected([] { make_player("search:depth=2,blunder=1.5"); }, {"blunder"});
+  expect_rejected([] { make_player("search:depth=2,name=x"); }, {"name"});
+  expect_rejected([] { Level::from_pairs("noise=10"); }, {"depth"});
+}
+
+TEST(Level, SameSeedSameMove) {
+  std::mt19937_64 rng(2024);
+  for (const char* spec : {"search:depth=2,noise=80", "search:depth=1,noise=300,blunder=0.5", "novice"}) {
+    for (int i = 0; i < 6; ++i) {
+      Position pos = random_game_position(Rules{}, rng, 10 + 7 * i);
+      if (game_status(pos).over()) continue;
+      SCOPED_TRACE(std::string(spec) + " " + pos.fen());
+      const std::uint64_t seed = rng();
+      auto a = make_player(spec);
+      auto b = make_player(spec);
+      const Move first = a->choose(pos, seed).move;
+      EXPECT_TRUE(is_legal(pos, first));
+      EXPECT_EQ(to_coordinate(b->choose(pos, seed).move), to_coordinate(first));
+      a->new_game();
+      EXPECT_EQ(to_coordinate(a->choose(pos, seed).move), to_coordinate(first));
+    }
+  }
+}
+
+// Noise and blunders do change the choice across seeds (else the weak
+// levels would not be weak).
+TEST(Level, SeedsVaryTheChoice) {
+  Position pos = Position::start();
+  auto player = make_player("search:depth=1,blunder=1");
+  std::set<std::uint16_t> moves;
+  for (std::uint64_t seed = 0; seed < 20; ++seed) {
+    const Move m = player->choose(pos, seed).move;
+    EXPECT_TRUE(is_legal(pos, m));
+    moves.insert(m.code);
+  }
+  EXPECT_GT(moves.size(), 5u);
+}
+
+}  // namespace
+}  // namespace ultima

@@ -1,0 +1,607 @@
+// The UCI protocol through run_uci: handshake, options, positions, every
+// kind of "go", MultiPV, variants, levels, errors that must not stop the
+// engine, and "go infinite" + "stop" over a live input.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <istream>
+#include <mutex>
+#include <ostream>
+#include <set>
+#include <sstream>
+#include <streambuf>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/rules/rules.h"
+#include "engine/play/player_spec.h"
+#include "engine/search/search.h"
+#include "engine/play/uci.h"
+
+namespace ultima {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Runs a whole scripted session: the input is read to its end (or "quit").
+std::string session(const std::string& input) {
+  std::istringstream in(input);
+  std::ostringstream out;
+  run_uci(in, out);
+  return out.str();
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+std::vector<std::string> lines_starting(const std::string& text, const std::string& prefix) {
+  std::vector<std::string> out;
+  for (const std::string& l : lines_of(text))
+    if (starts_with(l, prefix)) out.push_back(l);
+  return out;
+}
+
+std::vector<std::string> tokens(const std::string& line) {
+  std::istringstream in(line);
+  std::vector<std::string> t;
+  for (std::string w; in >> w;) t.push_back(w);
+  return t;
+}
+
+// The move of the last "bestmove" line; fails the test if there is none.
+std::string bestmove(const std::string& output) {
+  const std::vector<std::string> b = lines_starting(output, "bestmove ");
+  if (b.empty()) {
+    ADD_FAILURE() << "no bestmove in:\n" << output;
+    return "";
+  }
+  return tokens(b.back())[1];
+}
+
+bool legal_text(const Position& pos, const std::string& text) {
+  try {
+    parse_coordinate(pos, text);
+    return true;
+  } catch (const MoveError&) {
+    return false;
+  }
+}
+
+Position after(const std::string& fen, std::initializer_list<const char*> moves, const Rules& rules = Rules{}) {
+  Position pos = fen == "startpos" ? Position::start(rules) : Position::from_fen(fen, rules);
+  for (const char* m : moves) pos.make(parse_coordinate(pos, m));
+  return pos;
+}
+
+std::string fen_line(const std::string& output) {
+  const std::vector<std::string> f = lines_starting(output, "Fen: ");
+  return f.empty() ? "" : f.back().substr(5);
+}
+
+// ---------------------------------------------------------------------------
+
+TEST(UciHandshake, IdOptionsAndUciok) {
+  const std::string out = session("uci\nisready\n");
+  const std::vector<std::string> lines = lines_of(out);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_TRUE(starts_with(lines[0], "id name ")) << out;
+  EXPECT_FALSE(lines_starting(out, "id author ").empty());
+  for (const char* option : {"option name Hash type spin", "option name Threads type spin",
+                             "option name MultiPV type spin", "option name UCI_Variant type combo",
+                             "option name UCI_LimitStrength type check", "option name UCI_Elo type spin",
+                             "option name Level type combo"})
+    EXPECT_EQ(lines_starting(out, option).size(), 1u) << option << "\n" << out;
+  const std::string variants = lines_starting(out, "option name UCI_Variant")[0];
+  EXPECT_TRUE(contains(variants, "default abbott1963"));
+  for (const std::string& preset : preset_names()) {
+    const std::vector<std::string> t = tokens(variants);
+    bool listed = false;
+    for (std::size_t i = 0; i + 1 < t.size(); ++i) listed |= t[i] == "var" && t[i + 1] == preset;
+    EXPECT_TRUE(listed) << preset << " missing from " << variants;
+  }
+  const std::string levels = lines_starting(out, "option name Level")[0];
+  for (const std::string& name : level_names()) EXPECT_TRUE(contains(levels, " var " + name)) << levels;
+  // uciok ends the handshake: after every option, before readyok.
+  const auto uciok = std::find(lines.begin(), lines.end(), "uciok");
+  ASSERT_NE(uciok, lines.end());
+  for (auto it = uciok; it != lines.end(); ++it) EXPECT_FALSE(starts_with(*it, "option ")) << *it;
+  EXPECT_EQ(lines.back(), "readyok");
+}
+
+TEST(UciHandshake, IsreadyAndCarriageReturns) {
+  EXPECT_EQ(session("isready\n"), "readyok\n");
+  EXPECT_EQ(session("isready\r\n\r\n   \nisready"), "readyok\nreadyok\n");
+  EXPECT_EQ(session(""), "");
+  // Nothing after quit is read.
+  EXPECT_EQ(session("isready\nquit\nisready\n"), "readyok\n");
+}
+
+TEST(UciGo, DepthGivesInfoLinesAndALegalBestmove) {
+  const std::string out = session("position startpos moves a2a3 a7a6\ngo depth 3\n");
+  const Position pos = after("startpos", {"a2a3", "a7a6"});
+  const std::vector<std::string> infos = lines_starting(out, "info depth ");
+  ASSERT_GE(infos.size(), 3u) << out;
+  std::set<int> depths;
+  for (const std::string& info : infos) {
+    SCOPED_TRACE(info);
+    const std::vector<std::string> t = tokens(info);
+    depths.insert(std::stoi(t[2]));
+    for (const char* key : {"seldepth", "multipv", "score", "nodes", "nps", "time", "pv"})
+      EXPECT_NE(std::find(t.begin(), t.end(), key), t.end()) << key;
+    const auto score = std::find(t.begin(), t.end(), "score");
+    ASSERT_LT(score + 2, t.end());
+    EXPECT_TRUE(score[1] == "cp" || score[1] == "mate");
+    EXPECT_NO_THROW(std::stoi(score[2]));
+    // The principal variation is playable from the position.
+    Position walk = pos;
+    for (auto it = std::find(t.begin(), t.end(), "pv") + 1; it != t.end(); ++it) {
+      ASSERT_TRUE(legal_text(walk, *it)) << *it;
+      walk.make(parse_coordinate(walk, *it));
+      if (game_status(walk).over()) break;
+    }
+  }
+  EXPECT_EQ(depths, (std::set<int>{1, 2, 3}));
+  ASSERT_EQ(lines_starting(out, "bestmove ").size(), 1u);
+  EXPECT_TRUE(starts_with(lines_of(out).back(), "bestmove "));
+  const std::vector<std::string> b = tokens(lines_starting(out, "bestmove ")[0]);
+  EXPECT_TRUE(legal_text(pos, b[1])) << b[1];
+  if (b.size() > 2) {  // "bestmove X ponder Y": Y is a legal reply
+    ASSERT_EQ(b.size(), 4u);
+    EXPECT_EQ(b[2], "ponder");
+    Position next = pos;
+    next.make(parse_coordinate(next, b[1]));
+    EXPECT_TRUE(legal_text(next, b[3])) << b[3];
+  }
+}
+
+TEST(UciGo, EveryKindOfLimitEndsWithALegalBestmove) {
+  const Position pos = after("startpos", {"e2e4"});
+  for (const char* go : {"go nodes 500", "go movetime 50", "go wtime 1000 btime 1000 winc 0 binc 0",
+                         "go wtime 300 btime 200 winc 10 binc 10 movestogo 5", "go depth 1", "go mate 1",
+                         "go depth 2 searchmoves a7a6 b7b6"}) {
+    SCOPED_TRACE(go);
+    const auto start = Clock::now();
+    const std::string out = session(std::string("position startpos moves e2e4\n") + go + "\n");
+    EXPECT_LT(Clock::now() - start, std::chrono::seconds(3));
+    EXPECT_EQ(lines_starting(out, "bestmove ").size(), 1u) << out;
+    EXPECT_TRUE(legal_text(pos, bestmove(out))) << out;
+  }
+}
+
+TEST(UciGo, MultiPvGivesDistinctLines) {
+  const std::string out = session("setoption name MultiPV value 3\nposition startpos\ngo depth 2\n");
+  const Position pos = Position::start();
+  std::set<std::string> firsts;
+  for (int k = 1; k <= 3; ++k) {
+    std::string line;
+    for (const std::string& l : lines_starting(out, "info depth 2 "))
+      if (contains(l, " multipv " + std::to_string(k) + " ")) line = l;
+    ASSERT_FALSE(line.empty()) << "no multipv " << k << " line at depth 2:\n" << out;
+    const std::vector<std::string> t = tokens(line);
+    const auto pv = std::find(t.begin(), t.end(), "pv");
+    ASSERT_LT(pv + 1, t.end());
+    EXPECT_TRUE(legal_text(pos, pv[1]));
+    firsts.insert(pv[1]);
+  }
+  EXPECT_EQ(firsts.size(), 3u);
+  for (const std::string& l : lines_starting(out, "info ")) EXPECT_FALSE(contains(l, " multipv 4 ")) << l;
+  EXPECT_TRUE(legal_text(pos, bestmove(out)));
+}
+
+TEST(UciPosition, VariantsChangeTheStartPosition) {
+  for (const std::string& preset : preset_names()) {
+    SCOPED_TRACE(preset);
+    const Rules rules = Rules::preset(preset);
+    const std::string out =
+        session("setoption name UCI_Variant value " + preset + "\nposition startpos\nd\ngo depth 2\n");
+    EXPECT_EQ(fen_line(out), rules.start_fen()) << out;
+    EXPECT_TRUE(contains(out, "Rules: " + preset)) << out;
+    EXPECT_TRUE(legal_text(Position::start(rules), bestmove(out)));
+  }
+  // The cambridge start really differs from the default one.
+  EXPECT_NE(Rules::preset("cambridge").start_fen(), Rules{}.start_fen());
+  // Moves after startpos are played under the variant's rules.
+  const std::string out = session(
+      "setoption name UCI_Variant value cambridge\nposition startpos moves a2a3 a7a6\nd\n");
+  EXPECT_EQ(fen_line(out), after("startpos", {"a2a3", "a7a6"}, Rules::preset("cambridge")).fen());
+}
+
+TEST(UciPosition, FenWithMoves) {
+  const std::string fen = "4k3/3ppp2/4I3/8/p2K4/8/8/L7 w 0 1";
+  const std::string out = session("position fen " + fen + " moves d4c4 a4b4\nd\n");
+  EXPECT_EQ(fen_line(out), after(fen, {"d4c4", "a4b4"}).fen());
+  // A FEN without counters, and "position fen" followed by go.
+  const std::string out2 = session("position fen 4k3/3ppp2/4I3/8/p2K4/8/8/L7 w\ngo depth 1\n");
+  EXPECT_EQ(bestmove(out2), "a1a8");
+}
+
+TEST(UciErrors, GarbageIsReportedAndTheEngineKeepsWorking) {
+  const char* garbage[] = {
+      "hello",
+      "position fen garbage",
+      "position startpos moves e2e9",
+      "position startpos moves a7a6",  // Black's move on White's turn
+      "position startpos moves a2a3 a2a4",
+      "position",
+      "position startpos moves",  // allowed: no moves
+      "setoption name Foo value 1",
+      "setoption name Hash value -5",
+      "setoption name Threads value many",
+      "setoption name MultiPV value 0",
+      "setoption name UCI_Variant value chess",
+      "setoption name UCI_LimitStrength value maybe",
+      "setoption name UCI_Elo value high",
+      "setoption name Level value grandmaster",
+      "setoption",
+  };
+  for (const char* g : garbage) {
+    SCOPED_TRACE(g);
+    const bool valid = std::string(g) == "position startpos moves";
+    const std::string out = session(std::string("position startpos moves b2b3\n") + g + "\nisready\nd\n");
+    const std::vector<std::string> errors = lines_starting(out, "info string error ");
+    EXPECT_EQ(errors.size(), valid ? 0u : 1u) << out;
+    EXPECT_FALSE(lines_starting(out, "readyok").empty()) << out;
+    // A bad "position" leaves the previous position in place.
+    if (starts_with(g, "position") && !valid) {
+      EXPECT_EQ(fen_line(out), after("startpos", {"b2b3"}).fen());
+    }
+  }
+  // All of them in one session, then real work.
+  std::string input;
+  for (const char* g : garbage) input += std::string(g) + "\n";
+  input += "isready\nposition startpos moves a2a3\ngo depth 2\n";
+  const std::string out = session(input);
+  EXPECT_EQ(lines_starting(out, "info string error ").size(), std::size(garbage) - 1) << out;
+  EXPECT_FALSE(lines_starting(out, "readyok").empty());
+  EXPECT_TRUE(legal_text(after("startpos", {"a2a3"}), bestmove(out))) << out;
+}
+
+TEST(UciErrors, BadGoParameter) {
+  // "go depth x" is reported; the search then runs without a depth limit,
+  // so it is stopped here explicitly.
+  const std::string out = session("position startpos\ngo depth x\nstop\nisready\ngo depth 1\n");
+  const std::vector<std::string> errors = lines_starting(out, "info string error ");
+  ASSERT_GE(errors.size(), 1u) << out;
+  EXPECT_TRUE(contains(errors[0], "depth")) << errors[0];
+  EXPECT_FALSE(lines_starting(out, "readyok").empty());
+  const std::vector<std::string> best = lines_starting(out, "bestmove ");
+  ASSERT_EQ(best.size(), 2u) << out;
+  for (const std::string& b : best) EXPECT_TRUE(legal_text(Position::start(), tokens(b)[1])) << b;
+
+  const std::string out2 = session("position startpos\ngo depth -3 nodes 300\n");
+  ASSERT_GE(lines_starting(out2, "info string error ").size(), 1u) << out2;
+  EXPECT_TRUE(contains(lines_starting(out2, "info string error ")[0], "depth")) << out2;
+  EXPECT_TRUE(legal_text(Position::start(), bestmove(out2)));
+  const std::string out3 = session("position startpos\ngo depth 2 sideways 3\n");
+  EXPECT_EQ(lines_starting(out3, "info string error ").size(), 1u) << out3;
+  EXPECT_TRUE(legal_text(Position::start(), bestmove(out3)));
+}
+
+TEST(UciErrors, GoInAFinishedGame) {
+  // Checkmate (Kc4-d5# of RULES.md 10.1), bare kings, and a move after the end.
+  const Position mated = after("p7/8/8/4k3/2K2I2/3w4/8/8 w 0 1", {"c4d5"});
+  ASSERT_TRUE(game_status(mated).over());
+  for (const std::string& fen : {mated.fen(), std::string("3k4/8/8/8/8/8/8/3K4 w 0 1")}) {
+    SCOPED_TRACE(fen);
+    const std::string out = session("position fen " + fen + "\ngo depth 3\nisready\n");
+    EXPECT_EQ(lines_starting(out, "bestmove ").size(), 1u);
+    EXPECT_EQ(lines_starting(out, "bestmove ")[0], "bestmove (none)") << out;
+    EXPECT_FALSE(lines_starting(out, "readyok").empty());
+  }
+  const std::string out =
+      session("position fen p7/8/8/4k3/2K2I2/3w4/8/8 w 0 1 moves c4d5 a8a7\nd\n");
+  EXPECT_EQ(lines_starting(out, "info string error ").size(), 1u) << out;
+}
+
+TEST(UciGo, MateScores) {
+  const std::string out = session("position fen K5pk/6pp/8/8/7p/8/8/CP6 w 0 1\ngo depth 3\n");
+  EXPECT_FALSE(lines_starting(out, "info depth").empty());
+  EXPECT_TRUE(contains(lines_starting(out, "info depth").back(), " score mate 1 ")) << out;
+  EXPECT_EQ(bestmove(out), "a1e5");
+  // The side about to be mated sees "mate -1".
+  const std::string out2 = session("position fen 8/8/4X2x/6P1/4l3/1K6/8/2k5 w 0 1 moves e6e2\ngo depth 2\n");
+  EXPECT_TRUE(contains(lines_starting(out2, "info depth").back(), " score mate -1 ")) << out2;
+  // "go mate 1" searches deep enough for a mate in one.
+  const std::string out3 = session("position fen K5pk/6pp/8/8/7p/8/8/CP6 w 0 1\ngo mate 1\n");
+  EXPECT_EQ(bestmove(out3), "a1e5");
+}
+
+TEST(UciLevels, LevelOptionPlaysAsTheLevel) {
+  const std::vector<std::string> names = level_names();
+  ASSERT_NE(std::find(names.begin(), names.end(), "novice"), names.end());
+  const std::string out =
+      session("setoption name Level value novice\nposition startpos moves a2a3\ngo depth 3\nisready\n");
+  EXPECT_TRUE(contains(out, "info string playing as level novice")) << out;
+  EXPECT_TRUE(lines_starting(out, "info string error").empty()) << out;
+  EXPECT_TRUE(legal_text(after("startpos", {"a2a3"}), bestmove(out)));
+  // Back to full strength.
+  const std::string out2 = session("setoption name Level value novice\nsetoption name Level value none\n"
+                                   "position fen K5pk/6pp/8/8/7p/8/8/CP6 w 0 1\ngo depth 2\n");
+  EXPECT_EQ(bestmove(out2), "a1e5");
+  // Every level works through the option (a small movetime keeps it short).
+  for (const std::string& name : names) {
+    SCOPED_TRACE(name);
+    const std::string o = session("setoption name Level value " + name + "\nposition startpos\ngo movetime 100\n");
+    EXPECT_TRUE(contains(o, "playing as level " + name)) << o;
+    EXPECT_TRUE(legal_text(Position::start(), bestmove(o)));
+  }
+}
+
+TEST(UciLevels, LimitStrengthPicksALevelWhenElosAreKnown) {
+  bool any_elo = false;
+  for (const Level& l : load_levels()) any_elo |= l.has_elo;
+  for (const char* elo : {"0", "800", "1500", "3000"}) {
+    SCOPED_TRACE(elo);
+    const std::string out = session(std::string("setoption name UCI_LimitStrength value true\n") +
+                                    "setoption name UCI_Elo value " + elo + "\nposition startpos\ngo depth 2\n");
+    EXPECT_TRUE(lines_starting(out, "info string error").empty()) << out;
+    EXPECT_EQ(contains(out, "info string playing as level "), any_elo) << out;
+    EXPECT_TRUE(legal_text(Position::start(), bestmove(out)));
+  }
+  // Switched off again: no level.
+  const std::string out = session(
+      "setoption name UCI_LimitStrength value true\nsetoption name UCI_LimitStrength value false\n"
+      "position fen K5pk/6pp/8/8/7p/8/8/CP6 w 0 1\ngo depth 2\n");
+  EXPECT_EQ(bestmove(out), "a1e5");
+}
+
+TEST(UciOptions, HashThreadsAndNewGame) {
+  const std::string out = session(
+      "setoption name Hash value 2\nsetoption name Threads value 2\nucinewgame\nisready\n"
+      "position startpos moves a2a3\ngo depth 3\n");
+  EXPECT_TRUE(lines_starting(out, "info string error").empty()) << out;
+  EXPECT_TRUE(legal_text(after("startpos", {"a2a3"}), bestmove(out)));
+  // Option names are case-insensitive in UCI.
+  const std::string out2 = session("setoption name multipv value 2\nposition startpos\ngo depth 1\n");
+  EXPECT_TRUE(lines_starting(out2, "info string error").empty()) << out2;
+  EXPECT_FALSE(lines_starting(out2, "info depth 1 seldepth").empty());
+  bool second = false;
+  for (const std::string& l : lines_starting(out2, "info depth 1 ")) second |= contains(l, " multipv 2 ");
+  EXPECT_TRUE(second) << out2;
+}
+
+TEST(UciStop, QuitEndsALongSearchPromptly) {
+  const auto start = Clock::now();
+  const std::string out = session("position startpos\ngo depth 60\nquit\n");
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(2));
+  EXPECT_LE(lines_starting(out, "bestmove ").size(), 1u);
+}
+
+TEST(UciStop, InfiniteSearchIsStoppedAtEndOfInput) {
+  const auto start = Clock::now();
+  const std::string out = session("position startpos\ngo infinite\n");
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(2));
+  EXPECT_TRUE(legal_text(Position::start(), bestmove(out)));
+}
+
+TEST(UciStop, StopWhenIdleSaysNothing) {
+  EXPECT_EQ(session("stop\nponderhit\nisready\n"), "readyok\n");
+}
+
+// A live input: lines arrive while the engine runs, as from a GUI's pipe.
+class LiveInput : public std::streambuf {
+ public:
+  void feed(const std::string& text) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    data_ += text;
+    ready_.notify_all();
+  }
+  void close() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    closed_ = true;
+    ready_.notify_all();
+  }
+
+ protected:
+  int_type underflow() override { return next(false); }
+  int_type uflow() override { return next(true); }
+
+ private:
+  int_type next(bool advance) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    ready_.wait(lock, [&] { return pos_ < data_.size() || closed_; });
+    if (pos_ >= data_.size()) return traits_type::eof();
+    const char c = data_[pos_];
+    if (advance) ++pos_;
+    return traits_type::to_int_type(c);
+  }
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::string data_;
+  std::size_t pos_ = 0;
+  bool closed_ = false;
+};
+
+// Output that can be read while the engine writes.
+class SharedOutput : public std::streambuf {
+ public:
+  std::string text() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return text_;
+  }
+  // Waits until `part` shows up; false after the timeout.
+  bool wait_for(const std::string& part, std::chrono::milliseconds timeout) {
+    const auto end = Clock::now() + timeout;
+    while (Clock::now() < end) {
+      if (contains(text(), part)) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    return false;
+  }
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (c == traits_type::eof()) return traits_type::not_eof(c);
+    std::lock_guard<std::mutex> lock(mutex_);
+    text_ += traits_type::to_char_type(c);
+    return c;
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    text_.append(s, static_cast<std::size_t>(n));
+    return n;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::string text_;
+};
+
+TEST(UciStop, GoInfiniteWaitsForStop) {
+  LiveInput input_buf;
+  SharedOutput output_buf;
+  std::istream in(&input_buf);
+  std::ostream out(&output_buf);
+  std::thread engine([&] { run_uci(in, out); });
+
+  input_buf.feed("uci\n");
+  ASSERT_TRUE(output_buf.wait_for("uciok", std::chrono::seconds(5)));
+  input_buf.feed("position startpos moves a2a3\ngo infinite\n");
+  const bool searching = output_buf.wait_for("info depth 3 ", std::chrono::seconds(10));
+  EXPECT_TRUE(searching);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  // An infinite search answers only after "stop", even at a mate or at
+  // the depth cap; and "isready" is answered meanwhile.
+  EXPECT_FALSE(contains(output_buf.text(), "bestmove")) << output_buf.text();
+  input_buf.feed("isready\n");
+  EXPECT_TRUE(output_buf.wait_for("readyok", std::chrono::seconds(2)));
+  EXPECT_FALSE(contains(output_buf.text(), "bestmove"));
+  const auto stop_at = Clock::now();
+  input_buf.feed("stop\n");
+  EXPECT_TRUE(output_buf.wait_for("bestmove ", std::chrono::seconds(2)));
+  EXPECT_LT(Clock::now() - stop_at, std::chrono::milliseconds(1000));
+
+  // The engine goes on: another search, then quit.
+  input_buf.feed("go depth 2\n");
+  const bool second = output_buf.wait_for("readyok", std::chrono::seconds(1)) &&
+                      [&] {
+                        const auto end = Clock::now() + std::chrono::seconds(5);
+                        while (Clock::now() < end) {
+                          if (lines_starting(output_buf.text(), "bestmove ").size() == 2) return true;
+                          std::this_thread::sleep_for(std::chrono::milliseconds(2));
+                        }
+                        return false;
+                      }();
+  EXPECT_TRUE(second) << output_buf.text();
+  input_buf.feed("quit\n");
+  engine.join();
+  input_buf.close();
+
+  const Position pos = after("startpos", {"a2a3"});
+  for (const std::string& b : lines_starting(output_buf.text(), "bestmove "))
+    EXPECT_TRUE(legal_text(pos, tokens(b)[1])) << b;
+}
+
+// Closing the pipe during an infinite search stops it (no hang).
+TEST(UciStop, ClosedInputStopsAnInfiniteSearch) {
+  LiveInput input_buf;
+  SharedOutput output_buf;
+  std::istream in(&input_buf);
+  std::ostream out(&output_buf);
+  std::thread engine([&] { run_uci(in, out); });
+  input_buf.feed("position startpos\ngo infinite\n");
+  EXPECT_TRUE(output_buf.wait_for("info depth 2 ", std::chrono::seconds(10)));
+  const auto close_at = Clock::now();
+  input_buf.close();
+  engine.join();
+  EXPECT_LT(Clock::now() - close_at, std::chrono::seconds(1));
+  EXPECT_TRUE(legal_text(Position::start(), bestmove(output_buf.text())));
+}
+
+}  // namespace
+}  // namespace ultima
+
+namespace ultima {
+namespace {
+
+TEST(UciMcts, BackendMctsSearchesWithTheMaterialEvaluator) {
+  const std::string out = session(
+      "uci\nsetoption name Backend value mcts\nsetoption name MultiPV value 2\n"
+      "position startpos moves a2a3\ngo nodes 300\n");
+  EXPECT_TRUE(contains(out, "option name Backend type combo default alphabeta var alphabeta var mcts"));
+  EXPECT_TRUE(contains(out, "info string mcts backend: material"));
+  const std::vector<std::string> infos = lines_starting(out, "info depth");
+  ASSERT_FALSE(infos.empty());
+  EXPECT_TRUE(contains(infos.back(), " wdl ")) << infos.back();
+  EXPECT_TRUE(contains(infos.back(), " multipv 2 ")) << infos.back();
+  const std::vector<std::string> best = lines_starting(out, "bestmove ");
+  ASSERT_EQ(best.size(), 1u);
+  Position pos = Position::start();
+  pos.make(parse_move(pos, "a2a3"));
+  EXPECT_NO_THROW(parse_move(pos, tokens(best[0])[1])) << best[0];
+}
+
+TEST(UciMcts, AOneNodeSearchReportsTheRootsValue) {
+  // White is a long leaper and more ahead: the root's own estimate favours
+  // it, and the one-node search (no move visited) reports that estimate
+  // rather than an unvisited move's empty statistics.
+  const std::string out = session(
+      "uci\nsetoption name Backend value mcts\n"
+      "position fen 4k3/8/8/8/8/8/PPPPPPPP/ILXKWXLC w 0 1\ngo nodes 1\n");
+  const std::vector<std::string> infos = lines_starting(out, "info depth");
+  ASSERT_FALSE(infos.empty()) << out;
+  const std::vector<std::string> t = tokens(infos.back());
+  const auto wdl = std::find(t.begin(), t.end(), "wdl");
+  ASSERT_TRUE(t.end() - wdl > 3) << infos.back();
+  EXPECT_GT(std::stoi(wdl[1]), std::stoi(wdl[3])) << infos.back();
+  EXPECT_LT(std::stoi(wdl[2]), 1000) << infos.back();
+  const auto cp = std::find(t.begin(), t.end(), "cp");
+  ASSERT_NE(cp, t.end()) << infos.back();
+  EXPECT_GT(std::stoi(cp[1]), 0) << infos.back();
+}
+
+// MateScan: the root's own evaluation proves a mate in one, so one node is
+// enough; without it one node proves nothing.
+TEST(UciMcts, MateScanFindsAMateInOneAtTheFirstNode) {
+  const std::string setup = "uci\nsetoption name Backend value mcts\n";
+  const std::string go = "position fen K5pk/6pp/8/8/7p/8/8/CP6 w 0 1\ngo nodes 1\n";
+  const std::string on = session(setup + "setoption name MateScan value true\n" + go);
+  EXPECT_TRUE(contains(on, "option name MateScan type check default false")) << on;
+  ASSERT_FALSE(lines_starting(on, "info depth").empty()) << on;
+  EXPECT_TRUE(contains(lines_starting(on, "info depth").back(), " score mate 1 ")) << on;
+  EXPECT_EQ(bestmove(on), "a1e5");
+  const std::string off = session(setup + go);
+  ASSERT_FALSE(lines_starting(off, "info depth").empty()) << off;
+  EXPECT_FALSE(contains(lines_starting(off, "info depth").back(), " score mate ")) << off;
+  const std::string bad = session("setoption name MateScan value maybe\nisready\n");
+  EXPECT_TRUE(contains(bad, "info string error MateScan must be true or false")) << bad;
+  EXPECT_TRUE(contains(bad, "readyok"));
+}
+
+TEST(UciMcts, BadBackendAndMissingNetworkAreErrorsNotCrashes) {
+  // This test binary registers no network factory: asking for weights must
+  // fail cleanly, and the engine must go on answering.
+  const std::string out = session(
+      "setoption name Backend value neural\nsetoption name Backend value mcts\n"
+      "setoption name WeightsFile value /nonexistent/net.bin\nposition startpos\ngo nodes 50\nisready\n");
+  EXPECT_TRUE(contains(out, "info string error Backend must be alphabeta or mcts"));
+  EXPECT_TRUE(contains(out, "info string error cannot start the mcts backend"));
+  EXPECT_TRUE(contains(out, "readyok"));
+}
+
+TEST(UciMcts, MctsPlayerSpecPlaysLegalMoves) {
+  auto player = make_player("mcts:playouts=60");
+  Position pos = Position::start();
+  for (int i = 0; i < 4; ++i) {
+    const MoveChoice c = player->choose(pos, 100 + i);
+    MoveList list;
+    generate_legal(pos, list);
+    ASSERT_TRUE(std::find(list.begin(), list.end(), c.move) != list.end());
+    pos.make(c.move);
+  }
+  EXPECT_THROW(make_player("mcts:playouts=60,weights=/nonexistent.bin"), std::runtime_error);
+  EXPECT_THROW(make_player("mcts:bogus=1"), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace ultima
