@@ -8,8 +8,8 @@
 
 #include "commands.h"
 #include "engine/mcts/mcts.h"
-#include "engine/rules/movegen.h"
 #include "engine/play/network_hook.h"
+#include "engine/rules/movegen.h"
 #include "engine/rules/notation.h"
 #include "engine/rules/perft.h"
 #include "engine/search/search.h"

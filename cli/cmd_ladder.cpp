@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "engine/play/match.h"
 #include "engine/play/player_spec.h"
+#include "engine/rules/file_io.h"
 
 namespace ultima::cli {
 namespace {
@@ -68,13 +69,7 @@ void write_elo(const std::string& path, int elo) {
     }
   }
   if (!found) out += elo_line + "\n";
-  const std::string temp = path + ".tmp";
-  {
-    std::ofstream o(temp, std::ios::trunc);
-    o << out;
-    if (!o.flush()) throw std::runtime_error("cannot write '" + temp + "'");
-  }
-  std::filesystem::rename(temp, path);
+  write_file_atomically(path, out);
 }
 
 void ladder(const LadderOptions& o) {

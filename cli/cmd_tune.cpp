@@ -7,10 +7,10 @@
 #include <string>
 
 #include "commands.h"
-#include "engine/search/static_eval.h"
 #include "engine/play/match.h"
 #include "engine/play/player_spec.h"
 #include "engine/play/value_fit.h"
+#include "engine/search/static_eval.h"
 
 namespace ultima::cli {
 namespace {

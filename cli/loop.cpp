@@ -17,6 +17,7 @@
 #include "engine/play/match.h"
 #include "engine/play/mcts_player.h"
 #include "engine/play/player_spec.h"
+#include "engine/rules/file_io.h"
 #include "nn/network.h"
 #include "training/train.h"
 
@@ -54,7 +55,7 @@ std::vector<std::string> split(const std::string& line, char sep) {
 Table read_table(const std::string& path) {
   Table t;
   if (!fs::exists(path)) return t;
-  std::istringstream in(selfplay::read_file(path));
+  std::istringstream in(ultima::read_file(path));
   std::string line;
   if (std::getline(in, line)) t.columns = split(line, ',');
   while (std::getline(in, line)) {
@@ -81,7 +82,7 @@ void write_table(const std::string& path, const Table& t) {
     }
     text += "\n";
   }
-  selfplay::write_file_atomically(path, text);
+  ultima::write_file_atomically(path, text);
 }
 
 double number(const std::map<std::string, std::string>& row, const std::string& key) {
@@ -165,7 +166,7 @@ void write_plot(const selfplay::RunDir& run, const RunConfig& config, const Tabl
   }
   const std::string svg = svg_line_chart("Elo by generation: " + config.name, "generation",
                                          "Elo (bot ladder: random mover = 0)", {elo}, lines);
-  selfplay::write_file_atomically(run.path("elo.svg"), svg);
+  ultima::write_file_atomically(run.path("elo.svg"), svg);
 
   // The training curve from metrics.csv.
   const Table metrics = read_table(run.path("metrics.csv"));
@@ -176,7 +177,7 @@ void write_plot(const selfplay::RunDir& run, const RunConfig& config, const Tabl
     value.x.push_back(number(row, "step"));
     value.y.push_back(number(row, "loss_value"));
   }
-  selfplay::write_file_atomically(
+  ultima::write_file_atomically(
       run.path("loss.svg"), svg_line_chart("Training loss: " + config.name, "step", "loss (nats)", {policy, value}, {}));
 }
 
@@ -214,7 +215,7 @@ RunConfig resolve_run_config(const selfplay::RunDir& run, const std::string& con
   } else {
     config = RunConfig::parse(builtin_config_text(), "(built-in: configs/cpu.yaml)");
   }
-  selfplay::write_file_atomically(stored, "# The resolved config of this run (keys: configs/README.md).\n" +
+  ultima::write_file_atomically(stored, "# The resolved config of this run (keys: configs/README.md).\n" +
                                               config.to_yaml());
   return config;
 }

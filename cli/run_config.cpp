@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "engine/play/player_spec.h"
+#include "engine/rules/file_io.h"
 #include "nn/data/run_dir.h"
 
 namespace ultima::cli {
@@ -310,7 +311,7 @@ RunConfig RunConfig::parse(const std::string& text, const std::string& source) {
 RunConfig RunConfig::load(const std::string& path) {
   std::string text;
   try {
-    text = selfplay::read_file(path);
+    text = ultima::read_file(path);
   } catch (const std::exception& e) {
     throw std::invalid_argument(std::string("config: ") + e.what());
   }

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "encoding.h"
+#include "engine/rules/file_io.h"
 #include "payload_format.h"
 #include "policy_index.h"
 
@@ -188,27 +189,10 @@ void write_model_file(const std::string& path, ModelHeader header, const std::ve
        << payload.size() << "\npayload_fnv1a64 " << checksum << "\nend\n";
   const std::string head = text.str();
 
-  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) fail(path, "cannot create the temporary file " + tmp);
-  auto write_all = [&](const char* data, std::size_t size) {
-    while (size > 0) {
-      const ssize_t n = ::write(fd, data, size);
-      if (n <= 0) return false;
-      data += n;
-      size -= static_cast<std::size_t>(n);
-    }
-    return true;
-  };
-  const bool ok = write_all(head.data(), head.size()) && write_all(payload.data(), payload.size()) &&
-                  ::fsync(fd) == 0;
-  if (::close(fd) != 0 || !ok) {
-    ::unlink(tmp.c_str());
-    fail(path, "writing " + tmp + " failed (disk full?)");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    ::unlink(tmp.c_str());
-    fail(path, "cannot rename " + tmp + " to it");
+  try {
+    write_file_atomically(path, {head, std::string_view(reinterpret_cast<const char*>(payload.data()), payload.size())});
+  } catch (const std::runtime_error& e) {
+    fail(path, e.what());
   }
 }
 

@@ -10,10 +10,10 @@
 #include <stdexcept>
 #include <thread>
 
-#include "engine/search/static_eval.h"
-#include "engine/rules/hash.h"
 #include "engine/play/match.h"
+#include "engine/rules/hash.h"
 #include "engine/rules/movegen.h"
+#include "engine/search/static_eval.h"
 #include "nn/policy_index.h"
 
 namespace ultima::selfplay {

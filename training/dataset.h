@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "nn/data/sample.h"
 #include "nn/encoding.h"
 #include "nn/policy_index.h"
-#include "nn/data/sample.h"
 
 namespace ultima::training {
 

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "engine/rules/file_io.h"
 #include "nn/model_file.h"
 
 namespace fs = std::filesystem;
@@ -37,7 +38,7 @@ std::string arch_fields(const nn::NetArchitecture& a) {
 }
 
 Checkpoint read_checkpoint(const std::string& path, const nn::NetArchitecture& arch) {
-  const std::string bytes = selfplay::read_file(path);
+  const std::string bytes = ultima::read_file(path);
   const std::size_t end = bytes.find("\n\n");
   if (end == std::string::npos) throw std::runtime_error(path + ": not a checkpoint (no header)");
   std::istringstream header(bytes.substr(0, end));
@@ -171,7 +172,7 @@ void TrainingRun::load_latest_checkpoint() {
   // Rows past the resumed step were made by steps that are done again.
   const std::string metrics = run_.path("metrics.csv");
   if (fs::exists(metrics)) {
-    std::istringstream in(selfplay::read_file(metrics));
+    std::istringstream in(ultima::read_file(metrics));
     std::string line, kept;
     bool changed = false;
     while (std::getline(in, line)) {
@@ -192,7 +193,7 @@ void TrainingRun::load_latest_checkpoint() {
       }
       kept += line + "\n";
     }
-    if (changed) selfplay::write_file_atomically(metrics, kept);
+    if (changed) ultima::write_file_atomically(metrics, kept);
   }
 }
 
@@ -211,7 +212,7 @@ void TrainingRun::save_checkpoint() {
          << arch_fields(architecture_) << "\n\n";
   std::string bytes = header.str();
   bytes.append(blob.begin(), blob.end());
-  selfplay::write_file_atomically(checkpoint_path(run_, step_), bytes);
+  ultima::write_file_atomically(checkpoint_path(run_, step_), bytes);
   auto checkpoints = list_checkpoints(run_);
   const int extra = static_cast<int>(checkpoints.size()) - config_.keep_checkpoints;
   for (int i = 0; i < extra; ++i)

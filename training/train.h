@@ -15,9 +15,9 @@
 #include <memory>
 #include <string>
 
+#include "nn/data/run_dir.h"
 #include "nn/network.h"
 #include "nn/trainer.h"
-#include "nn/data/run_dir.h"
 #include "training/dataset.h"
 
 namespace ultima::training {

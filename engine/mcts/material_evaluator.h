@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include "engine/search/static_eval.h"
 #include "engine/mcts/evaluator.h"
+#include "engine/search/static_eval.h"
 
 namespace ultima {
 

@@ -7,9 +7,9 @@
 #include <memory>
 #include <string>
 
-#include "engine/search/static_eval.h"
 #include "engine/play/player.h"
 #include "engine/search/search.h"
+#include "engine/search/static_eval.h"
 
 namespace ultima {
 

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "engine/rules/file_io.h"
 #include "engine/rules/notation.h"
 
 namespace ultima {
@@ -316,25 +317,9 @@ std::vector<GameRecord> read_pgn(std::string_view text) {
 }
 
 void write_pgn_file(const std::string& path, const std::vector<GameRecord>& records) {
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
-    if (!file) throw std::runtime_error("cannot write '" + temporary + "': " + std::strerror(errno));
-    for (const GameRecord& r : records) file << write_pgn(r);
-    file.flush();
-    if (!file) {
-      std::error_code ignored;
-      std::filesystem::remove(temporary, ignored);
-      throw std::runtime_error("cannot write '" + temporary + "': " + std::strerror(errno));
-    }
-  }
-  std::error_code error;
-  std::filesystem::rename(temporary, path, error);
-  if (error) {
-    std::error_code ignored;
-    std::filesystem::remove(temporary, ignored);
-    throw std::runtime_error("cannot write '" + path + "': " + error.message());
-  }
+  std::string text;
+  for (const GameRecord& r : records) text += write_pgn(r);
+  write_file_atomically(path, text);
 }
 
 std::vector<GameRecord> read_pgn_file(const std::string& path) {

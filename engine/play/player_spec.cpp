@@ -7,10 +7,10 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "engine/play/level.h"
 #include "engine/mcts/material_evaluator.h"
-#include "engine/play/mcts_player.h"
 #include "engine/mcts/settings.h"
+#include "engine/play/level.h"
+#include "engine/play/mcts_player.h"
 #include "engine/play/network_hook.h"
 
 namespace ultima {

@@ -14,13 +14,13 @@
 #include <thread>
 #include <vector>
 
-#include "engine/play/level.h"
 #include "engine/mcts/material_evaluator.h"
 #include "engine/mcts/mcts.h"
+#include "engine/play/level.h"
 #include "engine/play/network_hook.h"
+#include "engine/play/player_spec.h"
 #include "engine/rules/movegen.h"
 #include "engine/rules/notation.h"
-#include "engine/play/player_spec.h"
 #include "engine/search/search.h"
 
 namespace ultima {

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/search/static_eval.h"
 #include "engine/rules/position.h"
+#include "engine/search/static_eval.h"
 #include "engine/search/tt.h"
 
 namespace ultima {

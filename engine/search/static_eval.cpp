@@ -9,6 +9,7 @@
 
 #include "engine/rules/attacks.h"
 #include "engine/rules/bitboard.h"
+#include "engine/rules/file_io.h"
 
 namespace ultima {
 namespace {
@@ -113,15 +114,7 @@ std::string EvalWeights::to_yaml() const {
 }
 
 void EvalWeights::save(const std::string& path, const EvalWeights& w) {
-  const std::string temp = path + ".tmp";
-  {
-    std::ofstream out(temp, std::ios::trunc);
-    out << w.to_yaml();
-    out.flush();
-    if (!out) throw std::runtime_error("cannot write evaluation weights file '" + temp + "'");
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0)
-    throw std::runtime_error("cannot rename '" + temp + "' to '" + path + "'");
+  write_file_atomically(path, w.to_yaml());
 }
 
 int evaluate(const Position& pos, const EvalWeights& w) {

@@ -13,6 +13,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "engine/rules/file_io.h"
+
 namespace fs = std::filesystem;
 
 namespace ultima::selfplay {
@@ -105,37 +107,6 @@ std::vector<int> RunDir::shard_sequences(const std::string& tag) const {
     if (auto v = numbered(entry.path().filename().string(), tag + "-", ".shard")) out.push_back(static_cast<int>(*v));
   std::sort(out.begin(), out.end());
   return out;
-}
-
-void write_file_atomically(const std::string& path, const std::string& text) {
-  std::random_device rd;
-  const std::string tmp = path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(rd());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
-  std::size_t done = 0;
-  bool ok = true;
-  while (ok && done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    ok = n > 0;
-    if (ok) done += static_cast<std::size_t>(n);
-  }
-  const int saved = errno;
-  ok = ok && ::fsync(fd) == 0;
-  ::close(fd);
-  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int error = ok ? errno : saved;
-    std::remove(tmp.c_str());
-    throw std::runtime_error("cannot write " + path + ": " + std::strerror(error));
-  }
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path + ": " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 }  // namespace ultima::selfplay

@@ -50,10 +50,5 @@ class RunDir {
   std::string root_;
 };
 
-// Writes `text` to `path` atomically (temporary file beside it, fsync,
-// rename). Throws std::runtime_error naming the file.
-void write_file_atomically(const std::string& path, const std::string& text);
-// The whole file; throws std::runtime_error naming it when it cannot be read.
-std::string read_file(const std::string& path);
 
 }  // namespace ultima::selfplay

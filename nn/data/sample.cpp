@@ -11,6 +11,7 @@
 #include <memory>
 #include <random>
 
+#include "engine/rules/file_io.h"
 #include "nn/model_file.h"
 #include "nn/policy_index.h"
 
@@ -320,23 +321,11 @@ void write_shard(const std::string& path, ShardHeader header, const std::vector<
   h.put(header.checksum);
   h.put(static_cast<std::uint64_t>(compressed.size()));
 
-  // Same directory, so the rename stays on one file system and is atomic;
-  // the random part keeps two writers in one process apart.
-  std::random_device rd;
-  const std::string tmp = path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(rd());
-  std::FILE* f = std::fopen(tmp.c_str(), "wbx");
-  if (!f) throw failure("cannot create the temporary file " + tmp);
-  bool ok = std::fwrite(head.data(), 1, head.size(), f) == head.size() &&
-            std::fwrite(compressed.data(), 1, compressed.size(), f) == compressed.size() && std::fflush(f) == 0 &&
-            ::fsync(::fileno(f)) == 0;
-  ok = std::fclose(f) == 0 && ok;
-  if (!ok) {
-    std::remove(tmp.c_str());
-    throw failure("writing " + tmp + " failed (disk full?)");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw failure("cannot rename " + tmp + " to it");
+  try {
+    write_file_atomically(path, {std::string_view(reinterpret_cast<const char*>(head.data()), head.size()),
+                                 std::string_view(reinterpret_cast<const char*>(compressed.data()), compressed.size())});
+  } catch (const std::runtime_error& e) {
+    throw failure(e.what());
   }
 }
 

@@ -18,11 +18,11 @@
 #include <thread>
 #include <vector>
 
-#include "engine/rules/rules.h"
 #include "engine/mcts/gumbel.h"
 #include "engine/mcts/material_evaluator.h"
 #include "engine/mcts/mcts.h"
 #include "engine/mcts/settings.h"
+#include "engine/rules/rules.h"
 #include "test_util.h"
 
 namespace ultima {

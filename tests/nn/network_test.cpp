@@ -14,11 +14,11 @@
 #include <fstream>
 #include <thread>
 
-#include "nn/encoding.h"
-#include "nn/network.h"
-#include "nn/module_api.h"
-#include "nn/policy_index.h"
 #include "engine/mcts/mcts.h"
+#include "nn/encoding.h"
+#include "nn/module_api.h"
+#include "nn/network.h"
+#include "nn/policy_index.h"
 #include "nn_test_util.h"
 #include "test_util.h"
 

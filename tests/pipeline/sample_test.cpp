@@ -11,10 +11,10 @@
 #include <random>
 #include <set>
 
+#include "nn/data/sample.h"
 #include "nn/encoding.h"
 #include "nn/model_file.h"
 #include "nn/policy_index.h"
-#include "nn/data/sample.h"
 #include "test_util.h"
 
 namespace ultima {

@@ -16,10 +16,10 @@
 #include <thread>
 #include <vector>
 
-#include "engine/rules/rules.h"
 #include "engine/play/player_spec.h"
-#include "engine/search/search.h"
 #include "engine/play/uci.h"
+#include "engine/rules/rules.h"
+#include "engine/search/search.h"
 
 namespace ultima {
 namespace {
