@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "nn/network.h"
 #include "nn/model_file.h"
 #include "nn/module_api.h"
+#include "nn/network.h"
 
 namespace ultima::nn::detail {
 

@@ -7,8 +7,8 @@
 #include <mutex>
 #include <sys/stat.h>
 
-#include "nn/module_client.h"
 #include "nn/module_api.h"
+#include "nn/module_client.h"
 
 namespace ultima::nn {
 namespace {

@@ -2,8 +2,8 @@
 
 #include <cstdlib>
 
-#include "nn/module_client.h"
 #include "nn/module_api.h"
+#include "nn/module_client.h"
 
 namespace ultima::nn {
 namespace {

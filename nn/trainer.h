@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "nn/network.h"
 #include "nn/model_file.h"
+#include "nn/network.h"
 
 struct UltimaNnTrainer;
 
