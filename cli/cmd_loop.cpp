@@ -17,18 +17,23 @@ struct LoopOptions {
   int generations = 0;
   double max_minutes = -1;
   bool print_config = false;
+  bool run_dir_given = false;
 };
 
 void run_loop_command(const LoopOptions& o) {
   if (o.print_config) {
-    const RunConfig config =
-        o.config.empty() ? RunConfig::parse(builtin_config_text(), "(built-in)") : RunConfig::load(o.config);
+    // With --run-dir alone, that run's config; else the file's or the
+    // built-in one.
+    const RunConfig config = o.run_dir_given || !o.config.empty()
+                                 ? resolve_run_config(o.run_dir, o.config)
+                                 : RunConfig::parse(builtin_config_text(), "(built-in)");
     std::fputs(config.to_yaml().c_str(), stdout);
     return;
   }
+  RunConfig config = resolve_run_config(o.run_dir, o.config);
   selfplay::RunDir run(o.run_dir);
   setup_logging(run, "loop");
-  RunConfig config = resolve_run_config(run, o.config);
+  store_run_config(run, config);
   if (o.generations > 0) config.loop.generations = o.generations;
   if (o.max_minutes >= 0) config.loop.max_minutes = o.max_minutes;
   install_stop_handlers();
@@ -52,8 +57,12 @@ void add_loop_command(CLI::App& app) {
   cmd->add_option("--generations", o->generations, "override loop.generations")->check(CLI::Range(1, 1000000));
   cmd->add_option("--max-minutes", o->max_minutes, "override loop.max_minutes (0: no limit)")
       ->check(CLI::Range(0.0, 1e7));
-  cmd->add_flag("--print-config", o->print_config, "print the resolved config (every key) and exit");
-  cmd->callback([o] { run_loop_command(*o); });
+  cmd->add_flag("--print-config", o->print_config,
+                "print the resolved config (every key) and exit: the run directory's with --run-dir");
+  cmd->callback([o, cmd] {
+    o->run_dir_given = cmd->count("--run-dir") > 0;
+    run_loop_command(*o);
+  });
 }
 
 }  // namespace ultima::cli

@@ -40,9 +40,10 @@ std::uint64_t pick_model(const selfplay::RunDir& run, const std::string& which) 
 }
 
 void run_selfplay_command(const SelfPlayOptions& o) {
+  const RunConfig config = resolve_run_config(o.run_dir, o.config);
   selfplay::RunDir run(o.run_dir);
   setup_logging(run, "selfplay-" + o.tag);
-  const RunConfig config = resolve_run_config(run, o.config);
+  store_run_config(run, config);
   ensure_first_model(run, config);
   install_stop_handlers();
   int per_round = o.games > 0 ? o.games : config.games_per_generation;

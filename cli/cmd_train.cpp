@@ -21,9 +21,10 @@ struct TrainOptions {
 };
 
 void run_train_command(const TrainOptions& o) {
+  const RunConfig config = resolve_run_config(o.run_dir, o.config);
   selfplay::RunDir run(o.run_dir);
   setup_logging(run, "train");
-  const RunConfig config = resolve_run_config(run, o.config);
+  store_run_config(run, config);
   ensure_first_model(run, config);
   install_stop_handlers();
   nn::DeviceOptions device;

@@ -197,8 +197,8 @@ void setup_logging(const selfplay::RunDir& run, const std::string& name) {
   spdlog::set_default_logger(logger);
 }
 
-RunConfig resolve_run_config(const selfplay::RunDir& run, const std::string& config_path) {
-  const std::string stored = run.path("config.yaml");
+RunConfig resolve_run_config(const std::string& run_root, const std::string& config_path) {
+  const std::string stored = run_root + "/config.yaml";
   RunConfig config;
   if (!config_path.empty()) {
     config = RunConfig::load(config_path);
@@ -206,18 +206,32 @@ RunConfig resolve_run_config(const selfplay::RunDir& run, const std::string& con
       RunConfig old = RunConfig::load(stored);
       old.loop = config.loop;
       old.name = config.name;
-      if (old.to_yaml() != config.to_yaml())
-        throw std::invalid_argument("the run directory " + run.root() + " was started with another config (" +
-                                    stored + "); only the loop section may change: use a new directory");
+      const std::vector<std::string> keys = old.differing_keys(config);
+      if (!keys.empty()) {
+        std::string list;
+        for (const std::string& key : keys) {
+          if (list.size() > 300) {
+            list += ", ...";
+            break;
+          }
+          list += (list.empty() ? "" : ", ") + key;
+        }
+        throw std::invalid_argument("the run directory " + run_root + " was started with another config (" +
+                                    stored + "); these keys differ: " + list +
+                                    "; only the loop section and name may change: use a new directory");
+      }
     }
   } else if (fs::exists(stored)) {
     config = RunConfig::load(stored);
   } else {
     config = RunConfig::parse(builtin_config_text(), "(built-in: configs/cpu.yaml)");
   }
-  ultima::write_file_atomically(stored, "# The resolved config of this run (keys: configs/README.md).\n" +
-                                              config.to_yaml());
   return config;
+}
+
+void store_run_config(const selfplay::RunDir& run, const RunConfig& config) {
+  ultima::write_file_atomically(run.path("config.yaml"),
+                                "# The resolved config of this run (keys: configs/README.md).\n" + config.to_yaml());
 }
 
 void ensure_first_model(const selfplay::RunDir& run, const RunConfig& config) {

@@ -27,9 +27,13 @@ void install_stop_handlers();
 void setup_logging(const selfplay::RunDir& run, const std::string& name);
 
 // The config of a run directory: `config_path` when given (it must agree
-// with DIR/config.yaml when that exists, the loop section aside), else
-// DIR/config.yaml, else the built-in one. Writes DIR/config.yaml.
-RunConfig resolve_run_config(const selfplay::RunDir& run, const std::string& config_path);
+// with DIR/config.yaml when that exists, the loop section and name aside;
+// an error names the keys that differ), else DIR/config.yaml, else the
+// built-in one. Creates nothing, so a command whose config is refused
+// leaves no directory behind.
+RunConfig resolve_run_config(const std::string& run_root, const std::string& config_path);
+// Writes the resolved config to DIR/config.yaml.
+void store_run_config(const selfplay::RunDir& run, const RunConfig& config);
 
 // Model 0 (random weights from the config's seed) when the run has none.
 void ensure_first_model(const selfplay::RunDir& run, const RunConfig& config);

@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <set>
@@ -233,17 +234,68 @@ class Writer {
   YAML::Emitter& out_;
 };
 
-}  // namespace
-
-RunConfig RunConfig::parse(const std::string& text, const std::string& source) {
-  RunConfig c;
-  c.source = source;
-  YAML::Node root;
+YAML::Node load_yaml(const std::string& text, const std::string& source) {
   try {
-    root = YAML::Load(text);
+    return YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw std::invalid_argument("config " + source + ": not valid YAML: " + e.what());
   }
+}
+
+// The overlay's keys over its base's: mappings merge key by key, any other
+// value (a number, a list) replaces the base's.
+YAML::Node merged(const YAML::Node& base, const YAML::Node& overlay) {
+  if (!base || !base.IsMap() || !overlay.IsMap()) return YAML::Clone(overlay);
+  YAML::Node out = YAML::Clone(base);
+  for (const auto& item : overlay) {
+    const std::string key = item.first.as<std::string>();
+    out[key] = merged(out[key], item.second);
+  }
+  return out;
+}
+
+// A config file, with `base: FILE` (relative to the file's folder) read
+// first and this file's keys laid over it. `chain` collects the files read,
+// this one first, so a loop of bases is caught.
+YAML::Node load_with_bases(const std::string& path, std::vector<std::string>& chain) {
+  if (std::find(chain.begin(), chain.end(), path) != chain.end())
+    throw std::invalid_argument("config " + chain.front() + ": base files form a loop at " + path);
+  if (chain.size() >= 8) throw std::invalid_argument("config " + chain.front() + ": more than 8 base files in a chain");
+  chain.push_back(path);
+  std::string text;
+  try {
+    text = ultima::read_file(path);
+  } catch (const std::exception& e) {
+    throw std::invalid_argument(std::string("config: ") + e.what());
+  }
+  YAML::Node root = load_yaml(text, path);
+  if (!root.IsMap() || !root["base"]) return root;
+  std::string base;
+  try {
+    base = root["base"].as<std::string>();
+  } catch (const YAML::Exception&) {
+    throw std::invalid_argument("config " + path + ": base must be a file name");
+  }
+  if (base.empty()) throw std::invalid_argument("config " + path + ": base must be a file name");
+  const std::size_t slash = path.find_last_of('/');
+  const std::string folder = slash == std::string::npos ? "" : path.substr(0, slash + 1);
+  const std::string base_path = base.front() == '/' ? base : folder + base;
+  root.remove("base");
+  return merged(load_with_bases(base_path, chain), root);
+}
+
+}  // namespace
+
+RunConfig RunConfig::parse(const std::string& text, const std::string& source) {
+  const YAML::Node root = load_yaml(text, source);
+  if (root.IsMap() && root["base"])
+    throw std::invalid_argument("config " + source + ": base: names a file, so it works only in a config file");
+  return from_yaml(root, source);
+}
+
+RunConfig RunConfig::from_yaml(const YAML::Node& root, const std::string& source) {
+  RunConfig c;
+  c.source = source;
   if (!root || root.IsNull()) throw std::invalid_argument("config " + source + ": empty");
   const std::function<void(const std::function<void()>&)> wrap = [&](const std::function<void()>& f) {
     try {
@@ -308,14 +360,39 @@ RunConfig RunConfig::parse(const std::string& text, const std::string& source) {
   return c;
 }
 
-RunConfig RunConfig::load(const std::string& path) {
-  std::string text;
-  try {
-    text = ultima::read_file(path);
-  } catch (const std::exception& e) {
-    throw std::invalid_argument(std::string("config: ") + e.what());
+namespace {
+void flatten(const YAML::Node& node, const std::string& prefix, std::map<std::string, std::string>& out) {
+  if (node.IsMap()) {
+    for (const auto& item : node) flatten(item.second, prefix + item.first.as<std::string>() + ".", out);
+    return;
   }
-  return parse(text, path);
+  YAML::Emitter text;
+  text << YAML::Flow << node;
+  out[prefix.substr(0, prefix.size() - 1)] = text.c_str();
+}
+}  // namespace
+
+std::vector<std::string> RunConfig::differing_keys(const RunConfig& other) const {
+  std::map<std::string, std::string> mine, theirs;
+  flatten(YAML::Load(to_yaml()), "", mine);
+  flatten(YAML::Load(other.to_yaml()), "", theirs);
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : mine) {
+    const auto it = theirs.find(key);
+    if (it == theirs.end() || it->second != value) keys.push_back(key);
+  }
+  for (const auto& [key, value] : theirs)
+    if (!mine.count(key)) keys.push_back(key);
+  return keys;
+}
+
+RunConfig RunConfig::load(const std::string& path) {
+  std::vector<std::string> chain;
+  const YAML::Node root = load_with_bases(path, chain);
+  std::string source = path;
+  for (std::size_t i = 1; i < chain.size(); ++i) source += (i == 1 ? " (on " : ", on ") + chain[i];
+  if (chain.size() > 1) source += ")";
+  return from_yaml(root, source);
 }
 
 std::string RunConfig::to_yaml() const {

@@ -16,6 +16,10 @@
 #include "selfplay/selfplay.h"
 #include "training/train.h"
 
+namespace YAML {
+class Node;
+}
+
 namespace ultima::cli {
 
 struct InferenceConfig {
@@ -81,11 +85,19 @@ struct RunConfig {
 
   // Throws std::invalid_argument naming the source and the key.
   static RunConfig parse(const std::string& yaml_text, const std::string& source);
+  // A config file; one whose top level has `base: FILE` (a path relative to
+  // its own folder) is an overlay: the base's keys with this file's laid
+  // over them, section by section. Bases may have bases of their own.
   static RunConfig load(const std::string& path);
   // Every key with its value, in the file's layout.
   std::string to_yaml() const;
+  // The keys ("section.key") whose values differ between the two configs.
+  std::vector<std::string> differing_keys(const RunConfig& other) const;
   // The network settings for self-play / evaluation with these weights.
   nn::NnConfig nn_config(const std::string& weights) const;
+
+ private:
+  static RunConfig from_yaml(const YAML::Node& root, const std::string& source);
 };
 
 // The config compiled into the program (configs/cpu.yaml at build time).

@@ -40,8 +40,13 @@ rows=$(($(wc -l < "$work/run/generations.csv") - 1))
 sed -e 's/^  channels: 16/  channels: 24/' "$configs/tiny.yaml" > "$work/other.yaml"
 if "$ultima" loop --config "$work/other.yaml" --run-dir "$work/run" 2> "$work/log3"; then fail "another config was accepted"; fi
 grep -q "another config" "$work/log3" || { cat "$work/log3"; fail "no clear message for another config"; }
+grep -q "these keys differ: network.channels;" "$work/log3" || { cat "$work/log3"; fail "the differing key is not named"; }
+# --print-config with --run-dir alone prints that run's config.
+"$ultima" loop --run-dir "$work/run" --print-config > "$work/printed.yaml" || fail "--print-config --run-dir failed"
+grep -q "^name: tiny" "$work/printed.yaml" || { head "$work/printed.yaml"; fail "--print-config --run-dir did not print the run's config"; }
 # A bad key is named.
 printf 'name: x\nselfplay:\n  games_per_generaton: 3\n' > "$work/bad.yaml"
 if "$ultima" loop --config "$work/bad.yaml" --run-dir "$work/bad" 2> "$work/log4"; then fail "a bad key was accepted"; fi
 grep -q "selfplay.games_per_generaton" "$work/log4" || { cat "$work/log4"; fail "the bad key is not named"; }
+[ -e "$work/bad" ] && fail "a refused config left a run directory behind"
 echo PASS

@@ -1136,11 +1136,14 @@ std::string source_file(const std::string& relative) {
 }
 
 TEST(RunConfig, ShippedConfigsParseAndRoundTrip) {
-  // Every config shipped in configs/, the three the README names among them.
+  // Every run config shipped in configs/ and its overlays in
+  // configs/experiments/, the three the README names among them.
   std::set<std::string> names;
-  for (const auto& entry : fs::directory_iterator(source_file("configs")))
-    if (entry.path().extension() == ".yaml") names.insert("configs/" + entry.path().filename().string());
-  for (const char* expected : {"configs/tiny.yaml", "configs/cpu.yaml", "configs/gpu.yaml"})
+  for (const char* folder : {"configs", "configs/experiments"})
+    for (const auto& entry : fs::directory_iterator(source_file(folder)))
+      if (entry.path().extension() == ".yaml") names.insert(folder + ("/" + entry.path().filename().string()));
+  for (const char* expected : {"configs/tiny.yaml", "configs/cpu.yaml", "configs/gpu.yaml",
+                               "configs/experiments/cpu-mate.yaml"})
     EXPECT_TRUE(names.count(expected)) << expected;
   for (const std::string& name : names) {
     SCOPED_TRACE(name);
@@ -1165,6 +1168,61 @@ TEST(RunConfig, BuiltinConfigParses) {
   cli::RunConfig c;
   ASSERT_NO_THROW(c = cli::RunConfig::parse(cli::builtin_config_text(), "(built-in)"));
   EXPECT_EQ(c.to_yaml(), cli::RunConfig::load(source_file("configs/cpu.yaml")).to_yaml());
+}
+
+// A folder of config files for the overlay tests.
+struct ConfigFolder {
+  fs::path dir = fs::temp_directory_path() / ("ultima-overlay-" + std::to_string(::getpid()));
+  ConfigFolder() {
+    fs::remove_all(dir);
+    fs::create_directories(dir / "sub");
+  }
+  ~ConfigFolder() { fs::remove_all(dir); }
+  std::string write(const std::string& name, const std::string& text) const {
+    ultima::write_file_atomically((dir / name).string(), text);
+    return (dir / name).string();
+  }
+};
+
+TEST(RunConfig, AnOverlayLaysItsKeysOverItsBase) {
+  const ConfigFolder folder;
+  folder.write("base.yaml", "name: base\nseed: 3\nselfplay:\n  max_plies: 90\n  parallel_games: 4\n"
+                            "evaluation:\n  levels: [novice, beginner]\n");
+  // Relative to the overlay's own folder; a list replaces the base's whole.
+  const std::string path =
+      folder.write("sub/over.yaml", "base: ../base.yaml\nname: over\nselfplay:\n  max_plies: 60\n"
+                                    "evaluation:\n  levels: [novice]\n");
+  const cli::RunConfig c = cli::RunConfig::load(path);
+  EXPECT_EQ(c.name, "over");
+  EXPECT_EQ(c.seed, 3u);
+  EXPECT_EQ(c.selfplay.max_plies, 60);
+  EXPECT_EQ(c.selfplay.parallel_games, 4);
+  EXPECT_EQ(c.eval.levels, std::vector<std::string>{"novice"});
+  const cli::RunConfig base = cli::RunConfig::load((folder.dir / "base.yaml").string());
+  EXPECT_EQ(c.differing_keys(base), (std::vector<std::string>{"evaluation.levels", "name", "selfplay.max_plies"}));
+  EXPECT_TRUE(c.differing_keys(c).empty());
+}
+
+TEST(RunConfig, BadOverlaysAreErrorsNamingTheFiles) {
+  const ConfigFolder folder;
+  auto expect_error = [](const std::string& path, const std::string& words) {
+    try {
+      cli::RunConfig::load(path);
+      ADD_FAILURE() << "no error for " << path;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  };
+  expect_error(folder.write("a.yaml", "base: missing.yaml\n"), "missing.yaml");
+  folder.write("loop1.yaml", "base: loop2.yaml\n");
+  expect_error(folder.write("loop2.yaml", "base: loop1.yaml\n"), "loop");
+  expect_error(folder.write("b.yaml", "base: [x]\n"), "base must be a file name");
+  // A bad key of the base is named, with both files.
+  folder.write("badbase.yaml", "selfplay:\n  max_plys: 3\n");
+  expect_error(folder.write("c.yaml", "base: badbase.yaml\n"), "selfplay.max_plys");
+  expect_error((folder.dir / "c.yaml").string(), "badbase.yaml");
+  // Text without a file has no folder to find a base in.
+  EXPECT_THROW(cli::RunConfig::parse("base: cpu.yaml\n", "text"), std::invalid_argument);
 }
 
 void expect_config_error(const std::string& yaml, const std::string& key) {
