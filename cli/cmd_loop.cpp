@@ -5,10 +5,12 @@
 #include <memory>
 #include <string>
 
-#include "cli/loop.h"
 #include "commands.h"
+#include "training/loop/loop.h"
 
 namespace ultima::cli {
+
+using namespace ultima::loop;
 namespace {
 
 struct LoopOptions {

@@ -8,10 +8,12 @@
 #include <string>
 #include <thread>
 
-#include "cli/loop.h"
 #include "commands.h"
+#include "training/loop/loop.h"
 
 namespace ultima::cli {
+
+using namespace ultima::loop;
 namespace {
 
 struct SelfPlayOptions {

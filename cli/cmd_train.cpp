@@ -5,11 +5,13 @@
 #include <memory>
 #include <string>
 
-#include "cli/loop.h"
 #include "commands.h"
 #include "nn/model_file.h"
+#include "training/loop/loop.h"
 
 namespace ultima::cli {
+
+using namespace ultima::loop;
 namespace {
 
 struct TrainOptions {

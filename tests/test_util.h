@@ -2,8 +2,11 @@
 // as text.
 #pragma once
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
+#include <filesystem>
 #include <sstream>
 #include <stdexcept>
 #include <string_view>
@@ -159,5 +162,26 @@ inline std::vector<Rules> all_presets() {
   for (const std::string& name : preset_names()) out.push_back(Rules::preset(name));
   return out;
 }
+
+// A fresh directory in the temporary folder, removed at the end of the test.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& name) {
+    path_ = (std::filesystem::temp_directory_path() / ("ultima-test-" + std::to_string(::getpid()) + "-" + name))
+                .string();
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
 
 }  // namespace ultima::test

@@ -21,8 +21,6 @@
 #include <string>
 #include <vector>
 
-#include "cli/plot.h"
-#include "cli/run_config.h"
 #include "engine/mcts/material_evaluator.h"
 #include "engine/play/elo.h"
 #include "engine/play/match.h"
@@ -34,6 +32,8 @@
 #include "selfplay/selfplay.h"
 #include "test_util.h"
 #include "training/dataset.h"
+#include "training/loop/plot.h"
+#include "training/loop/run_config.h"
 #include "training/train.h"
 
 namespace ultima {
@@ -47,23 +47,7 @@ constexpr Symmetry kAllSymmetries[] = {Symmetry::kIdentity,  Symmetry::kRotate90
                                        Symmetry::kRotate270, Symmetry::kMirrorFiles, Symmetry::kMirrorRanks,
                                        Symmetry::kTranspose, Symmetry::kAntiTranspose};
 
-// A fresh directory, removed at the end of the test.
-class TempDir {
- public:
-  explicit TempDir(const std::string& name) {
-    path_ = (fs::temp_directory_path() / ("ultima-pipeline-" + std::to_string(::getpid()) + "-" + name)).string();
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using test::TempDir;
 
 std::vector<std::string> file_names(const std::string& dir) {
   std::vector<std::string> out;
@@ -1147,14 +1131,14 @@ TEST(RunConfig, ShippedConfigsParseAndRoundTrip) {
     EXPECT_TRUE(names.count(expected)) << expected;
   for (const std::string& name : names) {
     SCOPED_TRACE(name);
-    cli::RunConfig c;
-    ASSERT_NO_THROW(c = cli::RunConfig::load(source_file(name)));
+    loop::RunConfig c;
+    ASSERT_NO_THROW(c = loop::RunConfig::load(source_file(name)));
     const std::string yaml = c.to_yaml();
-    cli::RunConfig again;
-    ASSERT_NO_THROW(again = cli::RunConfig::parse(yaml, "resolved"));
+    loop::RunConfig again;
+    ASSERT_NO_THROW(again = loop::RunConfig::parse(yaml, "resolved"));
     EXPECT_EQ(again.to_yaml(), yaml);
   }
-  const cli::RunConfig tiny = cli::RunConfig::load(source_file("configs/tiny.yaml"));
+  const loop::RunConfig tiny = loop::RunConfig::load(source_file("configs/tiny.yaml"));
   EXPECT_EQ(tiny.name, "tiny");
   EXPECT_EQ(tiny.seed, 7u);
   EXPECT_EQ(tiny.selfplay.games_per_shard, 4);
@@ -1165,9 +1149,9 @@ TEST(RunConfig, ShippedConfigsParseAndRoundTrip) {
 }
 
 TEST(RunConfig, BuiltinConfigParses) {
-  cli::RunConfig c;
-  ASSERT_NO_THROW(c = cli::RunConfig::parse(cli::builtin_config_text(), "(built-in)"));
-  EXPECT_EQ(c.to_yaml(), cli::RunConfig::load(source_file("configs/cpu.yaml")).to_yaml());
+  loop::RunConfig c;
+  ASSERT_NO_THROW(c = loop::RunConfig::parse(loop::builtin_config_text(), "(built-in)"));
+  EXPECT_EQ(c.to_yaml(), loop::RunConfig::load(source_file("configs/cpu.yaml")).to_yaml());
 }
 
 // A folder of config files for the overlay tests.
@@ -1192,13 +1176,13 @@ TEST(RunConfig, AnOverlayLaysItsKeysOverItsBase) {
   const std::string path =
       folder.write("sub/over.yaml", "base: ../base.yaml\nname: over\nselfplay:\n  max_plies: 60\n"
                                     "evaluation:\n  levels: [novice]\n");
-  const cli::RunConfig c = cli::RunConfig::load(path);
+  const loop::RunConfig c = loop::RunConfig::load(path);
   EXPECT_EQ(c.name, "over");
   EXPECT_EQ(c.seed, 3u);
   EXPECT_EQ(c.selfplay.max_plies, 60);
   EXPECT_EQ(c.selfplay.parallel_games, 4);
   EXPECT_EQ(c.eval.levels, std::vector<std::string>{"novice"});
-  const cli::RunConfig base = cli::RunConfig::load((folder.dir / "base.yaml").string());
+  const loop::RunConfig base = loop::RunConfig::load((folder.dir / "base.yaml").string());
   EXPECT_EQ(c.differing_keys(base), (std::vector<std::string>{"evaluation.levels", "name", "selfplay.max_plies"}));
   EXPECT_TRUE(c.differing_keys(c).empty());
 }
@@ -1207,7 +1191,7 @@ TEST(RunConfig, BadOverlaysAreErrorsNamingTheFiles) {
   const ConfigFolder folder;
   auto expect_error = [](const std::string& path, const std::string& words) {
     try {
-      cli::RunConfig::load(path);
+      loop::RunConfig::load(path);
       ADD_FAILURE() << "no error for " << path;
     } catch (const std::invalid_argument& e) {
       EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
@@ -1222,12 +1206,12 @@ TEST(RunConfig, BadOverlaysAreErrorsNamingTheFiles) {
   expect_error(folder.write("c.yaml", "base: badbase.yaml\n"), "selfplay.max_plys");
   expect_error((folder.dir / "c.yaml").string(), "badbase.yaml");
   // Text without a file has no folder to find a base in.
-  EXPECT_THROW(cli::RunConfig::parse("base: cpu.yaml\n", "text"), std::invalid_argument);
+  EXPECT_THROW(loop::RunConfig::parse("base: cpu.yaml\n", "text"), std::invalid_argument);
 }
 
 void expect_config_error(const std::string& yaml, const std::string& key) {
   try {
-    cli::RunConfig::parse(yaml, "test.yaml");
+    loop::RunConfig::parse(yaml, "test.yaml");
     ADD_FAILURE() << "no error for:\n" << yaml;
   } catch (const std::invalid_argument& e) {
     const std::string what = e.what();
@@ -1237,17 +1221,17 @@ void expect_config_error(const std::string& yaml, const std::string& key) {
 }
 
 TEST(RunConfig, QRatioAndEvaluationNoiseAreRead) {
-  const cli::RunConfig plain = cli::RunConfig::parse("name: x\n", "test.yaml");
+  const loop::RunConfig plain = loop::RunConfig::parse("name: x\n", "test.yaml");
   EXPECT_EQ(plain.training.q_ratio, 0.0f);
   EXPECT_EQ(plain.eval.gumbel_noise, 0.0f);
-  const cli::RunConfig c =
-      cli::RunConfig::parse("training:\n  q_ratio: 0.5\nevaluation:\n  gumbel_noise: 1\n", "test.yaml");
+  const loop::RunConfig c =
+      loop::RunConfig::parse("training:\n  q_ratio: 0.5\nevaluation:\n  gumbel_noise: 1\n", "test.yaml");
   EXPECT_EQ(c.training.q_ratio, 0.5f);
   EXPECT_EQ(c.eval.gumbel_noise, 1.0f);
 }
 
 TEST(RunConfig, BadKeysAndValuesAreErrorsNamingTheKey) {
-  EXPECT_NO_THROW(cli::RunConfig::parse("name: x\n", "test.yaml"));
+  EXPECT_NO_THROW(loop::RunConfig::parse("name: x\n", "test.yaml"));
   expect_config_error("name: x\nbogus_key: 3\n", "bogus_key");
   expect_config_error("selfplay:\n  parallel_games: 2\n  bogus_inner: 1\n", "selfplay.bogus_inner");
   expect_config_error("selfplay:\n  parallel_games: many\n", "selfplay.parallel_games");
@@ -1269,13 +1253,13 @@ TEST(RunConfig, BadKeysAndValuesAreErrorsNamingTheKey) {
 
 TEST(SvgLineChart, OnePolylinePerSeriesAndEscapedLabels) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  const std::vector<cli::PlotSeries> series = {
+  const std::vector<loop::PlotSeries> series = {
       {"net <a&b>", "#c00", {0, 1, 2, 3}, {0, 50, nan, 120}},
       {"other", "#00c", {0, 1, 2, 3}, {10, 20, 30, 40}},
       {"empty", "#0c0", {}, {}},
   };
   const std::string svg =
-      cli::svg_line_chart("Elo <by generation>", "generation", "elo", series, {{"novice <1>", 400}});
+      loop::svg_line_chart("Elo <by generation>", "generation", "elo", series, {{"novice <1>", 400}});
   EXPECT_EQ(svg.rfind("<svg", 0), 0u);
   std::string end = svg;
   while (!end.empty() && std::isspace(static_cast<unsigned char>(end.back()))) end.pop_back();
@@ -1294,7 +1278,7 @@ TEST(SvgLineChart, OnePolylinePerSeriesAndEscapedLabels) {
 }
 
 TEST(SvgLineChart, NoDataStillGivesAChart) {
-  const std::string svg = cli::svg_line_chart("empty", "x", "y", {}, {});
+  const std::string svg = loop::svg_line_chart("empty", "x", "y", {}, {});
   EXPECT_EQ(svg.rfind("<svg", 0), 0u);
   EXPECT_NE(svg.find("</svg>"), std::string::npos);
   EXPECT_EQ(svg.find("<polyline"), std::string::npos);

@@ -20,7 +20,7 @@ namespace YAML {
 class Node;
 }
 
-namespace ultima::cli {
+namespace ultima::loop {
 
 struct InferenceConfig {
   std::string device = "cpu";
@@ -103,4 +103,4 @@ struct RunConfig {
 // The config compiled into the program (configs/cpu.yaml at build time).
 const char* builtin_config_text();
 
-}  // namespace ultima::cli
+}  // namespace ultima::loop

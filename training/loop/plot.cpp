@@ -1,11 +1,11 @@
-#include "cli/plot.h"
+#include "training/loop/plot.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 
-namespace ultima::cli {
+namespace ultima::loop {
 namespace {
 
 std::string escape(const std::string& text) {
@@ -110,4 +110,4 @@ std::string svg_line_chart(const std::string& title, const std::string& x_label,
   return svg;
 }
 
-}  // namespace ultima::cli
+}  // namespace ultima::loop

@@ -1,4 +1,4 @@
-#include "cli/run_config.h"
+#include "training/loop/run_config.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -14,7 +14,7 @@
 #include "engine/rules/file_io.h"
 #include "nn/data/run_dir.h"
 
-namespace ultima::cli {
+namespace ultima::loop {
 namespace {
 
 // One mapping of the file: keys are read by name, and finish() rejects the
@@ -420,4 +420,4 @@ nn::NnConfig RunConfig::nn_config(const std::string& weights) const {
   return n;
 }
 
-}  // namespace ultima::cli
+}  // namespace ultima::loop

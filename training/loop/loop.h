@@ -1,9 +1,10 @@
 // The improvement loop (`ultima loop`): generations of self-play with the
 // best model, training on the window of samples, and evaluation of the new
 // model against the best one, the untrained one and the alpha-beta levels,
-// which puts every generation on the levels' Elo ladder. Every stage
-// resumes from what the run directory holds, so a killed loop started again
-// goes on where it was. Also the pieces that `ultima selfplay` and
+// which puts every generation on the levels' Elo ladder. The stages are in
+// stages.h, the generation table and charts in generation_log.h. Every
+// stage resumes from what the run directory holds, so a killed loop started
+// again goes on where it was. Also the pieces that `ultima selfplay` and
 // `ultima train` share with it.
 #pragma once
 
@@ -12,11 +13,13 @@
 #include <memory>
 #include <string>
 
-#include "cli/run_config.h"
 #include "engine/mcts/evaluator.h"
 #include "nn/data/run_dir.h"
+#include "training/loop/generation_log.h"
+#include "training/loop/run_config.h"
+#include "training/loop/stages.h"
 
-namespace ultima::cli {
+namespace ultima::loop {
 
 // Set by SIGINT/SIGTERM once handlers are installed; long jobs stop soon
 // after, keeping what they have written.
@@ -42,11 +45,16 @@ void ensure_first_model(const selfplay::RunDir& run, const RunConfig& config);
 std::shared_ptr<Evaluator> model_evaluator(const selfplay::RunDir& run, const RunConfig& config,
                                            std::uint64_t version);
 
-// "1h02m", "45s".
-std::string format_duration(double seconds);
-
 // Runs generations until config.loop.generations are done (or the time
-// limit, or a stop request). Returns the number of generations done.
+// limit, or a stop request). Returns the number of generations done. The
+// networks are the run's models, or what `models` gives for a version.
 int run_loop(const selfplay::RunDir& run, const RunConfig& config);
+int run_loop(const selfplay::RunDir& run, const RunConfig& config, const ModelEvaluators& models);
 
-}  // namespace ultima::cli
+// A finished generation's row of generations.csv (empty cells for what
+// was not measured: no games played, no training step reported).
+CsvTable::Row generation_row(const RunConfig& config, int generation, double elapsed_seconds, std::uint64_t best,
+                             const SelfPlayOutcome& played, const TrainSummary& trained,
+                             const EvaluationOutcome& judged);
+
+}  // namespace ultima::loop

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace ultima::cli {
+namespace ultima::loop {
 
 struct PlotSeries {
   std::string label;
@@ -21,4 +21,4 @@ struct PlotLine {
 std::string svg_line_chart(const std::string& title, const std::string& x_label, const std::string& y_label,
                            const std::vector<PlotSeries>& series, const std::vector<PlotLine>& lines);
 
-}  // namespace ultima::cli
+}  // namespace ultima::loop

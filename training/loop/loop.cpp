@@ -1,0 +1,192 @@
+#include "training/loop/loop.h"
+
+#include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+
+#include "engine/rules/file_io.h"
+#include "nn/network.h"
+
+namespace fs = std::filesystem;
+
+namespace ultima::loop {
+
+std::atomic<bool>& stop_requested() {
+  static std::atomic<bool> flag{false};
+  return flag;
+}
+
+namespace {
+
+extern "C" void on_stop_signal(int) { stop_requested().store(true); }
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+}  // namespace
+
+void install_stop_handlers() {
+  std::signal(SIGINT, on_stop_signal);
+  std::signal(SIGTERM, on_stop_signal);
+}
+
+void setup_logging(const selfplay::RunDir& run, const std::string& name) {
+  auto console = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
+  auto file = std::make_shared<spdlog::sinks::basic_file_sink_mt>(run.path("logs/" + name + ".log"));
+  auto logger = std::make_shared<spdlog::logger>(name, spdlog::sinks_init_list{console, file});
+  logger->set_pattern("[%Y-%m-%d %H:%M:%S] [%^%l%$] %v");
+  logger->flush_on(spdlog::level::info);
+  spdlog::set_default_logger(logger);
+}
+
+RunConfig resolve_run_config(const std::string& run_root, const std::string& config_path) {
+  const std::string stored = run_root + "/config.yaml";
+  RunConfig config;
+  if (!config_path.empty()) {
+    config = RunConfig::load(config_path);
+    if (fs::exists(stored)) {
+      RunConfig old = RunConfig::load(stored);
+      old.loop = config.loop;
+      old.name = config.name;
+      const std::vector<std::string> keys = old.differing_keys(config);
+      if (!keys.empty()) {
+        std::string list;
+        for (const std::string& key : keys) {
+          if (list.size() > 300) {
+            list += ", ...";
+            break;
+          }
+          list += (list.empty() ? "" : ", ") + key;
+        }
+        throw std::invalid_argument("the run directory " + run_root + " was started with another config (" +
+                                    stored + "); these keys differ: " + list +
+                                    "; only the loop section and name may change: use a new directory");
+      }
+    }
+  } else if (fs::exists(stored)) {
+    config = RunConfig::load(stored);
+  } else {
+    config = RunConfig::parse(builtin_config_text(), "(built-in: configs/cpu.yaml)");
+  }
+  return config;
+}
+
+void store_run_config(const selfplay::RunDir& run, const RunConfig& config) {
+  ultima::write_file_atomically(run.path("config.yaml"),
+                                "# The resolved config of this run (keys: configs/README.md).\n" + config.to_yaml());
+}
+
+void ensure_first_model(const selfplay::RunDir& run, const RunConfig& config) {
+  if (fs::exists(run.model_path(0))) return;
+  nn::DeviceOptions device;
+  auto net = nn::Network::random(config.network, config.seed, device);
+  net->save(run.model_path(0), config.rules.name(), 0);
+  spdlog::info("model 0: random weights, {} (seed {})", config.network.text(), config.seed);
+}
+
+std::shared_ptr<Evaluator> model_evaluator(const selfplay::RunDir& run, const RunConfig& config,
+                                           std::uint64_t version) {
+  std::shared_ptr<nn::BatchingEvaluator> evaluator = nn::make_nn_evaluator(config.nn_config(run.model_path(version)));
+  return evaluator;
+}
+
+int run_loop(const selfplay::RunDir& run, const RunConfig& config) {
+  return run_loop(run, config, [&](std::uint64_t version) { return model_evaluator(run, config, version); });
+}
+
+int run_loop(const selfplay::RunDir& run, const RunConfig& config, const ModelEvaluators& models) {
+  ensure_first_model(run, config);
+  if (!fs::exists(run.path("models/best"))) run.set_best_model(0);
+
+  GenerationLog log(run, config.eval.levels);
+  int done = log.generations();
+  const double elapsed_before = done ? log.last("elapsed_min") * 60 : 0;
+  const std::uint64_t step = done ? static_cast<std::uint64_t>(log.last("train_step")) : 0;
+  if (done) spdlog::info("loop: resuming after generation {} ({} min so far)", done, fixed(elapsed_before / 60, 1));
+
+  const std::atomic<bool>* stop = &stop_requested();
+  SelfPlayStage selfplay_stage(run, config, models, stop);
+  TrainStage train_stage(run, config, step, stop);
+  EvaluationStage evaluation_stage(run, config, models);
+
+  const auto session_start = Clock::now();
+  const auto elapsed = [&] { return elapsed_before + since(session_start); };
+  for (int generation = done + 1; generation <= config.loop.generations; ++generation) {
+    if (config.loop.max_minutes > 0 && elapsed() >= config.loop.max_minutes * 60) {
+      spdlog::info("loop: time limit of {} min reached after generation {}", config.loop.max_minutes, generation - 1);
+      break;
+    }
+    if (*stop) break;
+    const auto gen_start = Clock::now();
+    const std::uint64_t best = run.best_model().value_or(0);
+
+    const SelfPlayOutcome played = selfplay_stage.run(generation, best);
+    if (*stop) break;
+    const std::uint64_t candidate = static_cast<std::uint64_t>(generation);
+    if (!train_stage.run(generation, played.new_samples, candidate)) break;
+    const EvaluationOutcome judged = evaluation_stage.run(generation, candidate, best);
+    if (*stop) break;
+    if (judged.promoted) run.set_best_model(candidate);
+
+    log.append(generation_row(config, generation, elapsed(), run.best_model().value_or(0), played,
+                              train_stage.summary(), judged));
+    write_plots(run, config, log);
+
+    const int remaining = config.loop.generations - generation;
+    double eta = remaining * elapsed() / generation;
+    if (config.loop.max_minutes > 0) eta = std::min(eta, config.loop.max_minutes * 60 - elapsed());
+    const auto score_text = [](const MatchOutcome& r) {
+      return r.wdl.games() ? fixed(100 * r.score, 1) + "%" : std::string("-");
+    };
+    spdlog::info("gen {} done in {}: model {} {} (vs best {}, vs initial {}), Elo {}, step {}; {} "
+                 "generations left, ETA {}",
+                 generation, format_duration(since(gen_start)), candidate,
+                 judged.promoted ? "promoted" : "not promoted", score_text(judged.vs_best),
+                 score_text(judged.vs_initial), fixed(judged.elo, 0), train_stage.step(), remaining,
+                 format_duration(std::max(0.0, eta)));
+    ++done;
+  }
+  return done;
+}
+
+CsvTable::Row generation_row(const RunConfig& config, int generation, double elapsed_seconds, std::uint64_t best,
+                             const SelfPlayOutcome& played, const TrainSummary& trained,
+                             const EvaluationOutcome& judged) {
+  const selfplay::SelfPlayStats& sp = played.stats;
+  const training::TrainProgress& progress = trained.last;
+  // An empty cell where no games were played.
+  const auto score_cell = [](const MatchOutcome& r) { return r.wdl.games() ? fixed(r.score, 3) : std::string(); };
+  CsvTable::Row row;
+  for (std::size_t i = 0; i < config.eval.levels.size() && i < judged.vs_levels.size(); ++i)
+    row["score_vs_" + config.eval.levels[i]] = score_cell(judged.vs_levels[i]);
+  row["generation"] = std::to_string(generation);
+  row["elapsed_min"] = fixed(elapsed_seconds / 60, 2);
+  row["model"] = std::to_string(generation);
+  row["best"] = std::to_string(best);
+  row["promoted"] = judged.promoted ? "1" : "0";
+  row["train_step"] = std::to_string(trained.step);
+  row["total_samples"] = std::to_string(trained.total_samples);
+  row["window"] = std::to_string(trained.window);
+  row["games"] = std::to_string(config.games_per_generation);
+  row["samples"] = std::to_string(played.new_samples);
+  row["decisive_share"] = sp.games ? fixed(double(sp.white_wins + sp.black_wins) / sp.games, 3) : "";
+  row["adjudicated_share"] = sp.games ? fixed(double(sp.adjudicated) / sp.games, 3) : "";
+  row["selfplay_moves_per_s"] = sp.games ? fixed(sp.moves_per_second(), 1) : "";
+  row["train_samples_per_s"] = fixed(progress.samples_per_second, 1);
+  row["loss_policy"] = progress.step ? fixed(progress.losses.policy, 4) : "";
+  row["loss_value"] = progress.step ? fixed(progress.losses.value, 4) : "";
+  row["resigned_share"] = sp.games ? fixed(double(sp.resigned) / sp.games, 3) : "";
+  row["false_resign_rate"] = sp.would_resign ? fixed(sp.false_resign_rate(), 3) : "";
+  row["score_vs_best"] = score_cell(judged.vs_best);
+  row["score_vs_initial"] = score_cell(judged.vs_initial);
+  row["elo"] = fixed(judged.elo, 1);
+  return row;
+}
+
+}  // namespace ultima::loop

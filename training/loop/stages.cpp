@@ -1,0 +1,193 @@
+#include "training/loop/stages.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "engine/play/match.h"
+#include "engine/play/mcts_player.h"
+#include "engine/play/player_spec.h"
+
+namespace ultima::loop {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+PlayerFactory mcts_factory(std::shared_ptr<Evaluator> evaluator, const EvalConfig& eval) {
+  return [evaluator, eval]() -> std::unique_ptr<Player> {
+    MctsConfig config;
+    config.batch_size = eval.mcts_batch;
+    config.gumbel = eval.gumbel;
+    config.gumbel_rescale_q = eval.gumbel_rescale_q;
+    config.gumbel_c_scale = eval.gumbel_c_scale;
+    config.mate_scan = eval.mate_scan;
+    config.gumbel_noise_scale = eval.gumbel_noise;  // 0: the strongest move, not a sample
+    config.gumbel_planned_playouts = eval.playouts;
+    config.info_interval_ms = 1 << 30;
+    MctsLimits limits;
+    limits.playouts = eval.playouts;
+    return std::make_unique<MctsPlayer>(evaluator, config, limits, 0.0);
+  };
+}
+
+}  // namespace
+
+std::string format_duration(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0) return "?";
+  const long s = std::lround(seconds);
+  char buffer[32];
+  if (s >= 3600) std::snprintf(buffer, sizeof buffer, "%ldh%02ldm", s / 3600, (s / 60) % 60);
+  else if (s >= 60) std::snprintf(buffer, sizeof buffer, "%ldm%02lds", s / 60, s % 60);
+  else std::snprintf(buffer, sizeof buffer, "%lds", s);
+  return buffer;
+}
+
+std::string generation_tag(int generation) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "gen%04d", generation);
+  return buffer;
+}
+
+// --- self-play
+
+SelfPlayStage::SelfPlayStage(const selfplay::RunDir& run, const RunConfig& config, ModelEvaluators models,
+                             const std::atomic<bool>* stop)
+    : run_(run), config_(config), models_(std::move(models)), stop_(stop) {}
+
+SelfPlayOutcome SelfPlayStage::run(int generation, std::uint64_t best) {
+  SelfPlayOutcome out;
+  selfplay::SelfPlayJob job;
+  job.tag = generation_tag(generation);
+  job.games = config_.games_per_generation;
+  job.model_version = best;
+  job.seed = config_.seed * 7919 + static_cast<std::uint64_t>(generation);
+  job.evaluator = models_(best);
+  job.player_name = "ultima model " + std::to_string(best);
+  auto last_report = Clock::now();
+  const int max_plies = config_.selfplay.max_plies;
+  out.stats = selfplay::run_selfplay(
+      run_, config_.selfplay, job,
+      [&](const selfplay::SelfPlayStats& s, int total) {
+        if (since(last_report) < 10 && s.games + s.games_skipped < total) return;
+        last_report = Clock::now();
+        spdlog::info("gen {} selfplay: {}/{} games, {:.0f} moves/s, {} samples, ETA {}", generation,
+                     s.games + s.games_skipped, total, s.moves_per_second(), s.samples,
+                     format_duration(s.eta_seconds(total, max_plies)));
+      },
+      stop_);
+  job.evaluator.reset();
+  if (stop_ && *stop_) return out;
+  const selfplay::SelfPlayStats& sp = out.stats;
+  if (sp.games)
+    spdlog::info("gen {} selfplay done: {} games in {} ({:.0f} moves/s), W/D/L {}/{}/{}, {} cut at max plies, "
+                 "{} adjudicated, {} resigned, false resignations {}/{}",
+                 generation, sp.games, format_duration(sp.seconds), sp.moves_per_second(), sp.white_wins, sp.draws,
+                 sp.black_wins, sp.max_plies, sp.adjudicated, sp.resigned, sp.false_resign, sp.would_resign);
+  for (int s : run_.shard_sequences(job.tag))
+    out.new_samples += selfplay::read_shard_header(run_.shard_path(job.tag, s)).samples;
+  return out;
+}
+
+// --- training
+
+namespace {
+nn::DeviceOptions train_device(const RunConfig& config) {
+  nn::DeviceOptions device;
+  device.device = config.train_stage.device;
+  device.threads = config.train_stage.threads;
+  return device;
+}
+}  // namespace
+
+TrainStage::TrainStage(const selfplay::RunDir& run, const RunConfig& config, std::uint64_t step,
+                       const std::atomic<bool>* stop)
+    : config_(config), trainer_(run, config.training, train_device(config)), step_(step), stop_(stop) {}
+
+bool TrainStage::run(int generation, std::uint64_t new_samples, std::uint64_t candidate) {
+  trainer_.refresh_samples();
+  const std::uint64_t steps = std::clamp<std::uint64_t>(
+      static_cast<std::uint64_t>(new_samples * config_.train_stage.train_ratio / config_.training.batch_size),
+      config_.train_stage.min_steps, config_.train_stage.max_steps);
+  const std::uint64_t target = step_ + steps;
+  const int batch_size = config_.training.batch_size;
+  const bool trained = trainer_.train_until(
+      target,
+      [&](const training::TrainProgress& p) {
+        last_progress_ = p;
+        spdlog::info("gen {} train: step {}/{}, loss {:.3f} (policy {:.3f}, value {:.3f}), lr {:.4g}, {:.0f} "
+                     "samples/s, window {}/{}, ETA {}",
+                     generation, p.step, p.target, p.losses.total, p.losses.policy, p.losses.value, p.lr,
+                     p.samples_per_second, p.window, p.total_samples,
+                     format_duration(p.samples_per_second > 0 ? (p.target - p.step) * batch_size / p.samples_per_second
+                                                              : NAN));
+      },
+      stop_);
+  if (!trained) return false;
+  step_ = target;
+  trainer_.export_model(candidate, config_.rules.name());
+  return true;
+}
+
+TrainSummary TrainStage::summary() {
+  TrainSummary out;
+  out.step = step_;
+  out.total_samples = trainer_.store().total();
+  out.window = training::window_size(out.total_samples, config_.training.window);
+  out.last = last_progress_;
+  return out;
+}
+
+// --- evaluation
+
+EvaluationStage::EvaluationStage(const selfplay::RunDir& run, const RunConfig& config, ModelEvaluators models)
+    : run_(run), config_(config), models_(std::move(models)) {}
+
+MatchOutcome EvaluationStage::play(int generation, const std::string& opponent_name, const PlayerFactory& candidate,
+                                   const PlayerFactory& opponent, int games) const {
+  MatchOutcome out;
+  if (games <= 0) return out;
+  MatchConfig m;
+  m.games = games;
+  m.concurrency = config_.eval.concurrency;
+  m.seed = config_.seed * 1000003 + static_cast<std::uint64_t>(generation);
+  m.rules = config_.rules;
+  m.opening_min_plies = config_.eval.opening_min_plies;
+  m.opening_max_plies = config_.eval.opening_max_plies;
+  m.max_plies = config_.eval.max_plies;
+  m.record_path = run_.path("games/eval-" + generation_tag(generation) + "-vs-" + opponent_name + ".pgn");
+  m.event = "ultima loop evaluation, generation " + std::to_string(generation);
+  const auto start = Clock::now();
+  const MatchResult r = play_match(candidate, opponent, m);
+  out.wdl = r.results;
+  out.score = r.results.score();
+  spdlog::info("gen {} eval: vs {:<12} +{} ={} -{}  score {:.1f}%  ({})", generation, opponent_name, r.results.wins,
+               r.results.draws, r.results.losses, 100 * out.score, format_duration(since(start)));
+  return out;
+}
+
+EvaluationOutcome EvaluationStage::run(int generation, std::uint64_t candidate, std::uint64_t best) {
+  EvaluationOutcome out;
+  const EvalConfig& eval = config_.eval;
+  const PlayerFactory candidate_player = mcts_factory(models_(candidate), eval);
+  if (eval.games_vs_best > 0)
+    out.vs_best = play(generation, "best", candidate_player, mcts_factory(models_(best), eval), eval.games_vs_best);
+  if (eval.games_vs_initial > 0 && !initial_) initial_ = models_(0);
+  out.vs_initial = play(generation, "initial", candidate_player,
+                        initial_ ? mcts_factory(initial_, eval) : PlayerFactory(), eval.games_vs_initial);
+  std::vector<RatedResult> rated;
+  for (const std::string& name : eval.levels) {
+    const Level level = find_level(name);
+    const MatchOutcome r =
+        play(generation, name, candidate_player, [name] { return make_player(name); }, eval.games_per_level);
+    out.vs_levels.push_back(r);
+    rated.push_back({static_cast<double>(level.elo), r.wdl.wins + 0.5 * r.wdl.draws, r.wdl.games()});
+  }
+  out.elo = rating_from_results(rated);
+  out.promoted = eval.promotion == "continuous" || out.vs_best.score >= eval.gate_score;
+  return out;
+}
+
+}  // namespace ultima::loop

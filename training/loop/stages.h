@@ -1,0 +1,115 @@
+// The stages of one generation of the loop, each a small object over the
+// run directory: self-play with the best model, training in proportion to
+// the new samples (and export of the candidate), and evaluation of the
+// candidate against the best model, the untrained one and the levels, with
+// the gating decision. Networks come from a ModelEvaluators function, so
+// tests can evaluate with the material evaluator instead.
+#pragma once
+
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/mcts/evaluator.h"
+#include "engine/play/elo.h"
+#include "engine/play/match.h"
+#include "nn/data/run_dir.h"
+#include "selfplay/selfplay.h"
+#include "training/loop/run_config.h"
+#include "training/train.h"
+
+namespace ultima::loop {
+
+// The evaluator of a model version of the run.
+using ModelEvaluators = std::function<std::shared_ptr<Evaluator>(std::uint64_t version)>;
+
+// "1h02m", "45s"; "?" for a negative or unknown time.
+std::string format_duration(double seconds);
+// "gen0007": the tag of a generation's shards and game records.
+std::string generation_tag(int generation);
+
+struct SelfPlayOutcome {
+  selfplay::SelfPlayStats stats;
+  std::uint64_t new_samples = 0;  // in the generation's shards, those of an earlier try included
+};
+
+class SelfPlayStage {
+ public:
+  SelfPlayStage(const selfplay::RunDir& run, const RunConfig& config, ModelEvaluators models,
+                const std::atomic<bool>* stop = nullptr);
+  // The generation's games with model `best`; shards already written (by a
+  // killed earlier try) are kept, not played again.
+  SelfPlayOutcome run(int generation, std::uint64_t best);
+
+ private:
+  const selfplay::RunDir& run_;
+  const RunConfig& config_;
+  ModelEvaluators models_;
+  const std::atomic<bool>* stop_;
+};
+
+// Where training stands after a generation, for its row of the table.
+struct TrainSummary {
+  std::uint64_t step = 0;
+  std::uint64_t total_samples = 0;  // ever read
+  std::uint64_t window = 0;         // samples in the window
+  training::TrainProgress last;     // the last progress report (step 0: none this generation)
+};
+
+class TrainStage {
+ public:
+  // `step`: where the trainer stood after the last finished generation.
+  TrainStage(const selfplay::RunDir& run, const RunConfig& config, std::uint64_t step,
+             const std::atomic<bool>* stop = nullptr);
+  // Reads the new shards, trains new_samples * train_ratio / batch_size
+  // steps (within [min_steps, max_steps]) and exports model `candidate`.
+  // False when stopped first.
+  bool run(int generation, std::uint64_t new_samples, std::uint64_t candidate);
+
+  std::uint64_t step() const { return step_; }
+  TrainSummary summary();
+
+ private:
+  const RunConfig& config_;
+  training::TrainingRun trainer_;
+  std::uint64_t step_;
+  training::TrainProgress last_progress_;
+  const std::atomic<bool>* stop_;
+};
+
+struct MatchOutcome {
+  double score = std::nan("");
+  Wdl wdl;
+};
+
+struct EvaluationOutcome {
+  MatchOutcome vs_best, vs_initial;
+  std::vector<MatchOutcome> vs_levels;  // in the config's order of levels
+  double elo = std::nan("");            // from the level matches; NaN without them
+  bool promoted = false;                // the candidate becomes the best model
+};
+
+class EvaluationStage {
+ public:
+  EvaluationStage(const selfplay::RunDir& run, const RunConfig& config, ModelEvaluators models);
+  // Plays the candidate against model `best`, model 0 and each level (the
+  // games each count asks for; a match of 0 games is skipped), writing the
+  // games to DIR/games/, and decides the promotion: always under
+  // `continuous`, under `gating` when it scores gate_score against the best.
+  EvaluationOutcome run(int generation, std::uint64_t candidate, std::uint64_t best);
+
+ private:
+  MatchOutcome play(int generation, const std::string& opponent_name, const PlayerFactory& candidate,
+                    const PlayerFactory& opponent, int games) const;
+
+  const selfplay::RunDir& run_;
+  const RunConfig& config_;
+  ModelEvaluators models_;
+  std::shared_ptr<Evaluator> initial_;  // model 0, kept across generations
+};
+
+}  // namespace ultima::loop
