@@ -7,8 +7,8 @@
 #include <string>
 
 #include "commands.h"
+#include "common.h"
 #include "engine/mcts/mcts.h"
-#include "engine/play/network_hook.h"
 #include "engine/rules/movegen.h"
 #include "engine/rules/notation.h"
 #include "engine/rules/perft.h"
@@ -83,7 +83,7 @@ void bench_search(int depth) {
 void bench_mcts(const std::string& net, int threads, int batch, double seconds) {
   const int max_batch = threads * batch;
   const std::string spec = net + (net.empty() ? "" : ",") + "cache_entries=0,max_batch=" + std::to_string(max_batch);
-  std::shared_ptr<Evaluator> evaluator = make_network_evaluator(spec);
+  std::shared_ptr<Evaluator> evaluator = network_factory()(spec);
   std::printf("%s; mcts threads %d, batch %d per thread\n", evaluator->name().c_str(), threads, batch);
 
   // Raw throughput: whole batches of distinct positions straight to the evaluator.

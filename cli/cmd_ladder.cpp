@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "common.h"
 #include "engine/play/match.h"
 #include "engine/play/player_spec.h"
 #include "engine/rules/file_io.h"
@@ -44,7 +45,9 @@ MatchResult run_pair(const std::string& a, const std::string& b, const LadderOpt
     config.record_path = o.pgn_dir + "/" + a + "-vs-" + b + ".pgn";
   }
   std::fprintf(stderr, "%s vs %s: %d games\n", a.c_str(), b.c_str(), o.games);
-  return play_match([a] { return make_player(a); }, [b] { return make_player(b); }, config,
+  const NetworkFactory networks = network_factory();
+  return play_match([a, networks] { return make_player(a, networks); },
+                    [b, networks] { return make_player(b, networks); }, config,
                     [](const MatchProgress& p) {
                       if (p.games_done % 20 && p.games_done != p.games_total) return;
                       std::fprintf(stderr, "  %d/%d  +%d =%d -%d  %.1f s\n", p.games_done, p.games_total,
@@ -77,7 +80,7 @@ void ladder(const LadderOptions& o) {
   if (levels.empty()) throw std::invalid_argument("no levels found in " + levels_directory());
   std::vector<std::string> names{"random"};
   for (const Level& l : levels) names.push_back(l.name);
-  if (!o.baseline.empty()) make_player(o.baseline);  // a bad spec fails before any game
+  if (!o.baseline.empty()) make_player(o.baseline, network_factory());  // a bad spec fails before any game
 
   struct Row {
     std::string name;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "common.h"
 #include "engine/play/elo.h"
 #include "engine/play/match.h"
 #include "engine/play/player_spec.h"
@@ -258,13 +259,13 @@ void run(const Options& o) {
   // A bad spec is a one-line error now, not a failure in every worker.
   for (const auto& [option, spec] : {std::pair{"--player1", &o.player1}, std::pair{"--player2", &o.player2}}) {
     try {
-      make_player(*spec);
+      make_player(*spec, network_factory());
     } catch (const std::exception& e) {
       throw std::invalid_argument(std::string(option) + " '" + *spec + "': " + e.what());
     }
   }
-  const PlayerFactory player1 = [spec = o.player1] { return make_player(spec); };
-  const PlayerFactory player2 = [spec = o.player2] { return make_player(spec); };
+  const PlayerFactory player1 = [spec = o.player1] { return make_player(spec, network_factory()); };
+  const PlayerFactory player2 = [spec = o.player2] { return make_player(spec, network_factory()); };
 
   std::string openings = std::to_string((config.games + 1) / 2) + " openings of ";
   if (!config.opening_fens.empty()) openings += "'" + o.openings_file + "'";

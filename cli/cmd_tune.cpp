@@ -7,6 +7,7 @@
 #include <string>
 
 #include "commands.h"
+#include "common.h"
 #include "engine/play/match.h"
 #include "engine/play/player_spec.h"
 #include "engine/play/value_fit.h"
@@ -37,7 +38,7 @@ void tune_values(const TuneOptions& o) {
     games = read_pgn_file(o.pgn_in);
     std::fprintf(stderr, "read %zu games from %s\n", games.size(), o.pgn_in.c_str());
   } else {
-    make_player(o.player);  // a bad spec fails here, before any game
+    make_player(o.player, network_factory());  // a bad spec fails here, before any game
     MatchConfig config;
     config.games = o.games;
     config.concurrency = o.concurrency;
@@ -48,7 +49,7 @@ void tune_values(const TuneOptions& o) {
     config.max_plies = o.max_plies;
     config.event = "ultima tune values";
     const std::string spec = o.player;
-    const auto factory = [spec] { return make_player(spec); };
+    const auto factory = [spec] { return make_player(spec, network_factory()); };
     const MatchResult result = play_match(factory, factory, config, [](const MatchProgress& p) {
       if (p.games_done % 50 && p.games_done != p.games_total) return;
       const double rate = p.games_done / std::max(p.seconds, 1e-9);

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "common.h"
 #include "engine/play/uci.h"
 
 namespace ultima::cli {
@@ -9,7 +10,7 @@ namespace ultima::cli {
 void add_uci_command(CLI::App& app) {
   app.add_subcommand("uci", "speak UCI on standard input/output (alpha-beta engine)")->callback([] {
     std::ios::sync_with_stdio(false);
-    run_uci(std::cin, std::cout);
+    run_uci(std::cin, std::cout, network_factory());
   });
 }
 

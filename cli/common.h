@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "engine/play/player_spec.h"
 #include "engine/rules/position.h"
 #include "engine/rules/rule_set.h"
 
@@ -17,5 +18,9 @@ struct PositionOptions {
 
 // Throws std::invalid_argument (FenError included) naming the problem.
 Position make_position(const PositionOptions& options);
+
+// Networks for players and UCI: the LibTorch module (nn/network.h), loaded
+// the first time one is asked for.
+NetworkFactory network_factory();
 
 }  // namespace ultima::cli

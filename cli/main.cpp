@@ -4,15 +4,10 @@
 #include <string>
 
 #include "commands.h"
-#include "engine/play/network_hook.h"
-#include "nn/network.h"
 
 int main(int argc, char** argv) {
-  // Networks come from the LibTorch module, loaded only when asked for.
-  ultima::set_network_evaluator_factory([](const std::string& spec) -> std::shared_ptr<ultima::Evaluator> {
-    return ultima::nn::make_nn_evaluator(ultima::nn::NnConfig::parse(spec));
-  });
   CLI::App app{"ultima: an engine for Ultima (Baroque chess)"};
+  app.set_version_flag("--version", std::string("ultima ") + ULTIMA_VERSION);
   app.require_subcommand(1);
   ultima::cli::add_perft_command(app);
   ultima::cli::add_moves_command(app);

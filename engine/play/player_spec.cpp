@@ -11,7 +11,6 @@
 #include "engine/mcts/settings.h"
 #include "engine/play/level.h"
 #include "engine/play/mcts_player.h"
-#include "engine/play/network_hook.h"
 
 namespace ultima {
 
@@ -60,7 +59,7 @@ Level find_level(const std::string& name) {
   throw std::invalid_argument("unknown level '" + name + "' (levels: " + known + ")");
 }
 
-std::unique_ptr<Player> make_player(const std::string& spec) {
+std::unique_ptr<Player> make_player(const std::string& spec, const NetworkFactory& networks) {
   if (spec == "random") return std::make_unique<RandomPlayer>();
   if (spec.rfind("search:", 0) == 0) return std::make_unique<SearchPlayer>(Level::from_pairs(spec.substr(7)));
   if (spec.rfind("mcts:", 0) == 0 || spec == "mcts") {
@@ -76,8 +75,10 @@ std::unique_ptr<Player> make_player(const std::string& spec) {
     std::shared_ptr<Evaluator> evaluator;
     if (weights.empty())
       evaluator = std::make_shared<MaterialEvaluator>();
+    else if (!networks)
+      throw std::runtime_error("this program has no neural-network support (player spec '" + spec + "')");
     else  // "random": a network with random weights (generation 0)
-      evaluator = make_network_evaluator(weights == "random" ? "" : "weights=" + weights);
+      evaluator = networks(weights == "random" ? "" : "weights=" + weights);
     return std::make_unique<MctsPlayer>(std::move(evaluator), parse_mcts_settings(settings));
   }
   if (spec.rfind("level:", 0) == 0) return std::make_unique<SearchPlayer>(find_level(spec.substr(6)));

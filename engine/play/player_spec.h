@@ -3,14 +3,23 @@
 // ladder, UCI Level option).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "engine/mcts/evaluator.h"
 #include "engine/play/level.h"
 #include "engine/play/player.h"
 
 namespace ultima {
+
+// Makes a network evaluator from its settings ("weights=FILE,device=cuda",
+// "" for random weights; keys in nn/README.md). The engine never reaches a
+// network library itself: the program passes one backed by nn/, tests pass
+// fakes, and an empty factory means "no networks here". Throws
+// std::runtime_error naming the problem.
+using NetworkFactory = std::function<std::shared_ptr<Evaluator>(const std::string& settings)>;
 
 // Specs:
 //   random                      uniformly random legal moves
@@ -19,13 +28,15 @@ namespace ultima {
 //   search:KEY=VALUE,...        alpha-beta with explicit settings, keys as in
 //                               a level file (depth, nodes, movetime, noise,
 //                               blunder, ...)
-//   mcts[:KEY=VALUE,...]        MCTS; weights=FILE uses that network (through
-//                               network_hook.h), else the network-free
-//                               material evaluator; other keys are those of
+//   mcts[:KEY=VALUE,...]        MCTS; weights=FILE uses that network (made
+//                               by `networks`; weights=random for random
+//                               weights), else the network-free material
+//                               evaluator; other keys are those of
 //                               engine/mcts/settings.h (playouts, threads,
 //                               gumbel, ...)
-// Throws std::invalid_argument naming the problem for a bad spec.
-std::unique_ptr<Player> make_player(const std::string& spec);
+// Throws std::invalid_argument naming the problem for a bad spec, and
+// std::runtime_error for a network spec without a factory.
+std::unique_ptr<Player> make_player(const std::string& spec, const NetworkFactory& networks = {});
 
 // Where level files are looked for: $ULTIMA_LEVELS, else configs/levels
 // beside the program's source tree, else ./configs/levels.

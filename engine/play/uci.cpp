@@ -17,7 +17,6 @@
 #include "engine/mcts/material_evaluator.h"
 #include "engine/mcts/mcts.h"
 #include "engine/play/level.h"
-#include "engine/play/network_hook.h"
 #include "engine/play/player_spec.h"
 #include "engine/rules/movegen.h"
 #include "engine/rules/notation.h"
@@ -48,7 +47,8 @@ bool parse_int(const std::string& text, long long& out) {
 
 class UciEngine {
  public:
-  UciEngine(std::ostream& out) : out_(out), pos_(Position::start(rules_)) {}
+  UciEngine(std::ostream& out, NetworkFactory networks)
+      : out_(out), networks_(std::move(networks)), pos_(Position::start(rules_)) {}
   ~UciEngine() { stop_search(); }
 
   // End of input: let a bounded search finish and answer, as a scripted
@@ -321,6 +321,11 @@ class UciEngine {
     });
   }
 
+  std::shared_ptr<Evaluator> network(const std::string& settings) const {
+    if (!networks_) throw std::runtime_error("this program has no neural-network support");
+    return networks_(settings);
+  }
+
   // The MCTS backend: the network from WeightsFile, or the material
   // evaluator without one. Built on first use, so LibTorch loads only then.
   bool ensure_mcts() {
@@ -328,8 +333,8 @@ class UciEngine {
     try {
       std::shared_ptr<Evaluator> evaluator = weights_.empty()
                                                  ? std::shared_ptr<Evaluator>(std::make_shared<MaterialEvaluator>())
-                                                 : make_network_evaluator("weights=" + weights_ + ",max_batch=" +
-                                                                          std::to_string(mcts_threads_ * mcts_batch_));
+                                                 : network("weights=" + weights_ + ",max_batch=" +
+                                                                           std::to_string(mcts_threads_ * mcts_batch_));
       MctsConfig config;
       config.threads = mcts_threads_;
       config.batch_size = mcts_batch_;
@@ -440,6 +445,7 @@ class UciEngine {
   }
 
   std::ostream& out_;
+  NetworkFactory networks_;
   std::mutex out_mutex_;
   Rules rules_;
   Position pos_;
@@ -468,8 +474,8 @@ class UciEngine {
 
 }  // namespace
 
-void run_uci(std::istream& in, std::ostream& out) {
-  UciEngine engine(out);
+void run_uci(std::istream& in, std::ostream& out, const NetworkFactory& networks) {
+  UciEngine engine(out, networks);
   for (std::string line; std::getline(in, line);) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (!engine.handle(line)) return;

@@ -5,9 +5,13 @@
 
 #include <iosfwd>
 
+#include "engine/play/player_spec.h"
+
 namespace ultima {
 
 // Reads commands from `in` until "quit" or end of input, answering on `out`.
-void run_uci(std::istream& in, std::ostream& out);
+// The MCTS backend's WeightsFile and network players of the Level option
+// get their networks from `networks` (none when empty).
+void run_uci(std::istream& in, std::ostream& out, const NetworkFactory& networks = {});
 
 }  // namespace ultima

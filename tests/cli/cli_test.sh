@@ -22,6 +22,8 @@ expect_error() {  # expect_error "message part" args...
   [ "$(printf '%s\n' "$err" | grep -c .)" -le 2 ] || fail "'$*': error is not short: [$err]"
 }
 
+version=$(sed -n 's/^project(ultima VERSION \([0-9.]*\).*/\1/p' "$(dirname "$0")/../../CMakeLists.txt")
+expect_output "version" "ultima $version" --version
 expect_output "perft depth 3" "nodes 42762" perft --depth 3
 expect_output "perft startpos" "nodes 944" perft --depth 2 --fen startpos
 expect_output "perft abbott1962" "nodes 42738" perft --depth 3 --rules abbott1962

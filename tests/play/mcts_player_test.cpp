@@ -2,9 +2,11 @@
 // mover, with the network-free material evaluator.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "engine/mcts/material_evaluator.h"
 #include "engine/mcts/settings.h"
@@ -38,6 +40,46 @@ TEST(MctsPlayer, SettingsByName) {
   for (const MctsSettingInfo& info : mcts_setting_list()) EXPECT_FALSE(info.help.empty()) << info.name;
   MctsPlayer player(material(), s);
   EXPECT_NE(player.name().find("300 playouts"), std::string::npos);
+}
+
+// A network evaluator that remembers the settings it was made with.
+class FakeNetwork : public MaterialEvaluator {
+ public:
+  explicit FakeNetwork(std::string settings) : settings_(std::move(settings)) {}
+  std::string name() const override { return "fake network (" + settings_ + ")"; }
+
+ private:
+  std::string settings_;
+};
+
+TEST(MctsPlayer, NetworksComeFromTheFactoryPassedIn) {
+  std::vector<std::string> asked;
+  const NetworkFactory networks = [&](const std::string& settings) -> std::shared_ptr<Evaluator> {
+    asked.push_back(settings);
+    return std::make_shared<FakeNetwork>(settings);
+  };
+  auto player = make_player("mcts:weights=nets/a.unn,playouts=16", networks);
+  EXPECT_NE(player->name().find("fake network (weights=nets/a.unn)"), std::string::npos) << player->name();
+  make_player("mcts:weights=random", networks);
+  EXPECT_EQ(asked, (std::vector<std::string>{"weights=nets/a.unn", ""}));
+  // Without weights, the material evaluator: the factory is not asked.
+  make_player("mcts:playouts=8", networks);
+  EXPECT_EQ(asked.size(), 2u);
+  // The move it plays is legal.
+  Position pos = Position::start();
+  const Move m = player->choose(pos, 1).move;
+  MoveList legal;
+  generate_legal(pos, legal);
+  EXPECT_NE(std::find(legal.begin(), legal.end(), m), legal.end());
+}
+
+TEST(MctsPlayer, ANetworkSpecWithoutAFactoryIsAClearError) {
+  try {
+    make_player("mcts:weights=a.unn");
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("no neural-network support"), std::string::npos) << e.what();
+  }
 }
 
 TEST(MctsPlayer, BeatsTheRandomMover) {

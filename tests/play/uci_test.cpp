@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "engine/mcts/material_evaluator.h"
 #include "engine/play/player_spec.h"
 #include "engine/play/uci.h"
 #include "engine/rules/rules.h"
@@ -27,10 +28,10 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // Runs a whole scripted session: the input is read to its end (or "quit").
-std::string session(const std::string& input) {
+std::string session(const std::string& input, const NetworkFactory& networks = {}) {
   std::istringstream in(input);
   std::ostringstream out;
-  run_uci(in, out);
+  run_uci(in, out, networks);
   return out.str();
 }
 
@@ -578,9 +579,35 @@ TEST(UciMcts, MateScanFindsAMateInOneAtTheFirstNode) {
   EXPECT_TRUE(contains(bad, "readyok"));
 }
 
+// A network evaluator that tells the settings it was made with.
+class FakeNetwork : public MaterialEvaluator {
+ public:
+  explicit FakeNetwork(std::string settings) : settings_(std::move(settings)) {}
+  std::string name() const override { return "fake(" + settings_ + ")"; }
+
+ private:
+  std::string settings_;
+};
+
+TEST(UciMcts, WeightsFileAsksTheNetworkFactoryPassedIn) {
+  std::vector<std::string> asked;
+  const NetworkFactory networks = [&](const std::string& settings) -> std::shared_ptr<Evaluator> {
+    asked.push_back(settings);
+    return std::make_shared<FakeNetwork>(settings);
+  };
+  const std::string out = session(
+      "setoption name Backend value mcts\nsetoption name WeightsFile value nets/b.unn\nposition startpos\n"
+      "go nodes 20\n",
+      networks);
+  ASSERT_EQ(asked.size(), 1u) << out;
+  EXPECT_EQ(asked[0].rfind("weights=nets/b.unn,max_batch=", 0), 0u) << asked[0];
+  EXPECT_TRUE(contains(out, "info string mcts backend: fake(weights=nets/b.unn,max_batch=")) << out;
+  EXPECT_FALSE(bestmove(out).empty()) << out;
+}
+
 TEST(UciMcts, BadBackendAndMissingNetworkAreErrorsNotCrashes) {
-  // This test binary registers no network factory: asking for weights must
-  // fail cleanly, and the engine must go on answering.
+  // No network factory passed in: asking for weights must fail cleanly, and
+  // the engine must go on answering.
   const std::string out = session(
       "setoption name Backend value neural\nsetoption name Backend value mcts\n"
       "setoption name WeightsFile value /nonexistent/net.bin\nposition startpos\ngo nodes 50\nisready\n");
