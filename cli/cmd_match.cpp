@@ -236,6 +236,11 @@ void print_table(const MatchResult& result, const MatchConfig& config, const std
 }
 
 void run(const Options& o) {
+  for (const std::string* spec : {&o.player1, &o.player2})
+    if (*spec == "help" || (spec->size() > 5 && spec->compare(spec->size() - 5, 5, ":help") == 0)) {
+      std::fputs(player_spec_help().c_str(), stdout);
+      return;
+    }
   MatchConfig config;
   config.rules = Rules::parse(o.rules);
   config.games = o.games;
@@ -297,7 +302,7 @@ void add_match_command(CLI::App& app) {
   auto opts = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("match", "play a match between two players and report the Elo difference");
   cmd->add_option("--player1,--white", opts->player1,
-                  "player 1 (White in odd rounds): random, LEVEL, level:LEVEL, search:KEY=VALUE,...")
+                  "player 1 (White in odd rounds): a player spec (below; 'help' or 'mcts:help' prints it)")
       ->required();
   cmd->add_option("--player2,--black", opts->player2, "player 2 (White in even rounds)")->required();
   cmd->add_option("--games", opts->games, "games to play; each opening is played twice, colours swapped")
@@ -316,6 +321,8 @@ void add_match_command(CLI::App& app) {
                   "also rewrite the record file after every N games (0: at the end only)")
       ->capture_default_str();
   cmd->add_option("--sprt", opts->sprt, "stop early: elo0,elo1[,alpha,beta] (alpha and beta default to 0.05)");
+  // The spec list reads the level files: only when help is asked for.
+  cmd->footer([] { return "\n" + player_spec_help(); });
   cmd->callback([opts] { run(*opts); });
 }
 

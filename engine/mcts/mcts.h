@@ -42,8 +42,9 @@ struct Edge;
 struct MctsConfig {
   int threads = 1;
   // Leaves each thread gathers (under virtual loss) per evaluator call; a
-  // batching network evaluator sees up to threads * batch_size at once.
-  int batch_size = 1;
+  // batching network evaluator sees up to threads * batch_size at once
+  // (the one default of player specs, UCI, self-play and evaluation).
+  int batch_size = 8;
   // Selections that hit a leaf already being evaluated, per batch, before
   // the batch goes out short (0: batch_size).
   int max_collisions = 0;

@@ -3,11 +3,13 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <random>
 #include <sstream>
 #include <stdexcept>
 
+#include "engine/mcts/settings.h"
 #include "engine/rules/movegen.h"
 
 namespace ultima {
@@ -66,6 +68,26 @@ bool set_key(Level& level, const std::string& key, const YAML::Node& value, cons
   return true;
 }
 
+struct KeyHelp {
+  const char* name;
+  const char* help;
+};
+
+// The keys a search: spec may set, in the order of the help text.
+const std::vector<KeyHelp>& spec_keys() {
+  static const std::vector<KeyHelp> keys = {
+      {"depth", "plies searched, quiescence on top (0: no depth limit)"},
+      {"nodes", "nodes per move (0: no node limit)"},
+      {"movetime_ms", "milliseconds per move (0: no time limit)"},
+      {"eval_noise_cp", "+- centipawns of noise on every evaluation (also: noise)"},
+      {"blunder_rate", "share of moves played at random, 0 to 1 (also: blunder)"},
+      {"hash_mb", "transposition table megabytes"},
+      {"material_only", "true: piece values alone, every other weight off"},
+      {"elo", "the Elo it is rated at (random mover = 0)"},
+  };
+  return keys;
+}
+
 void check_budget(const Level& level, const std::string& origin) {
   if (level.depth == 0 && level.nodes == 0 && level.movetime_ms == 0)
     throw std::invalid_argument(origin + ": a level needs a budget: depth, nodes or movetime_ms");
@@ -100,6 +122,31 @@ Level Level::load(const std::string& path) {
   return parse(text.str(), path);
 }
 
+std::string level_keys_help() {
+  const Level defaults;
+  const auto default_of = [&](const std::string& key) -> std::string {
+    if (key == "depth") return std::to_string(defaults.depth);
+    if (key == "nodes") return std::to_string(defaults.nodes);
+    if (key == "movetime_ms") return std::to_string(defaults.movetime_ms);
+    if (key == "eval_noise_cp") return std::to_string(defaults.eval_noise_cp);
+    if (key == "blunder_rate") {
+      char text[32];
+      std::snprintf(text, sizeof text, "%g", defaults.blunder_rate);
+      return text;
+    }
+    if (key == "hash_mb") return std::to_string(defaults.hash_mb);
+    if (key == "material_only") return "false";
+    return "none";
+  };
+  std::string out;
+  for (const KeyHelp& k : spec_keys()) {
+    char line[256];
+    std::snprintf(line, sizeof line, "    %-20s %s (default %s)\n", k.name, k.help, default_of(k.name).c_str());
+    out += line;
+  }
+  return out;
+}
+
 Level Level::from_pairs(const std::string& pairs) {
   Level level;
   level.name = "search:" + pairs;
@@ -113,8 +160,13 @@ Level Level::from_pairs(const std::string& pairs) {
     const std::string key = pair.substr(0, eq);
     if (key == "name" || key == "description" || key == "weights" || key == "order")
       throw std::invalid_argument(origin + ": key '" + key + "' cannot be set here");
-    if (!set_key(level, key, YAML::Node(pair.substr(eq + 1)), origin))
-      throw std::invalid_argument(origin + ": unknown key '" + key + "'");
+    if (!set_key(level, key, YAML::Node(pair.substr(eq + 1)), origin)) {
+      std::vector<std::string> names;
+      for (const KeyHelp& k : spec_keys()) names.push_back(k.name);
+      const std::string near = nearest_name(key, names);
+      throw std::invalid_argument(origin + ": unknown key '" + key + "'" +
+                                  (near.empty() ? "" : " (did you mean '" + near + "'?)"));
+    }
   }
   check_budget(level, origin);
   return level;

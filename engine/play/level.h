@@ -34,6 +34,10 @@ struct Level {
   static Level from_pairs(const std::string& pairs);
 };
 
+// The keys of a search: player spec (those of a level file but name,
+// description, order and weights), one line each with its default.
+std::string level_keys_help();
+
 // One move of a level: a random move at the blunder rate, else a search
 // with the level's noise, within both the level's budget and `limits` (the
 // tighter of each). `on_info` sees the search's progress.

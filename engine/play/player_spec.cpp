@@ -59,6 +59,19 @@ Level find_level(const std::string& name) {
   throw std::invalid_argument("unknown level '" + name + "' (levels: " + known + ")");
 }
 
+std::string player_spec_help() {
+  std::string levels;
+  for (const std::string& name : level_names()) levels += (levels.empty() ? "" : ", ") + name;
+  return "Player specs:\n"
+         "  random                 uniformly random legal moves\n"
+         "  LEVEL, level:LEVEL     a graded alpha-beta level: " + levels + "\n"
+         "  search:KEY=VALUE,...   alpha-beta with these settings (at least one of depth, nodes, movetime_ms):\n" +
+         level_keys_help() +
+         "  mcts[:KEY=VALUE,...]   the tree search; weights=FILE (or weights=random) for a network, else the\n"
+         "                         network-free material evaluator; the other keys:\n" +
+         mcts_settings_help();
+}
+
 std::unique_ptr<Player> make_player(const std::string& spec, const NetworkFactory& networks) {
   if (spec == "random") return std::make_unique<RandomPlayer>();
   if (spec.rfind("search:", 0) == 0) return std::make_unique<SearchPlayer>(Level::from_pairs(spec.substr(7)));

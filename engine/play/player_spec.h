@@ -38,6 +38,10 @@ using NetworkFactory = std::function<std::shared_ptr<Evaluator>(const std::strin
 // std::runtime_error for a network spec without a factory.
 std::unique_ptr<Player> make_player(const std::string& spec, const NetworkFactory& networks = {});
 
+// Every kind of player spec, and every key of search: and mcts: specs with
+// its default (what `ultima match --help` and the spec `mcts:help` print).
+std::string player_spec_help();
+
 // Where level files are looked for: $ULTIMA_LEVELS, else configs/levels
 // beside the program's source tree, else ./configs/levels.
 std::string levels_directory();

@@ -16,6 +16,7 @@
 
 #include "engine/mcts/material_evaluator.h"
 #include "engine/mcts/mcts.h"
+#include "engine/mcts/settings.h"
 #include "engine/play/level.h"
 #include "engine/play/player_spec.h"
 #include "engine/rules/movegen.h"
@@ -117,9 +118,17 @@ class UciEngine {
     say(levels);
     say("option name Backend type combo default alphabeta var alphabeta var mcts");
     say("option name WeightsFile type string default <empty>");
-    say("option name MctsThreads type spin default 1 min 1 max 256");
-    say("option name MctsBatch type spin default 8 min 1 max 1024");
-    say("option name MateScan type check default false");
+    // The MCTS settings that UCI exposes, from their one declaration.
+    for (const MctsSettingInfo& s : mcts_setting_list()) {
+      if (s.uci_name.empty()) continue;
+      if (s.type == SettingType::kBool)
+        say("option name " + s.uci_name + " type check default " + s.default_text);
+      else if (s.type == SettingType::kInteger)
+        say("option name " + s.uci_name + " type spin default " + s.default_text + " min " +
+            std::to_string(static_cast<long long>(s.min)) + " max " + std::to_string(static_cast<long long>(s.max)));
+      else
+        say("option name " + s.uci_name + " type string default " + s.default_text);
+    }
     say("uciok");
   }
 
@@ -184,13 +193,13 @@ class UciEngine {
     } else if (key == "weightsfile") {
       weights_ = (value == "<empty>") ? "" : value;
       mcts_.reset();  // built again, with the new network, at the next go
-    } else if (key == "mctsthreads" || key == "mctsbatch") {
-      if (!parse_int(value, n) || n < 1 || n > 1024) return error(name + " must be an integer from 1 to 1024");
-      (key == "mctsthreads" ? mcts_threads_ : mcts_batch_) = static_cast<int>(n);
-      mcts_.reset();
-    } else if (key == "matescan") {
-      if (value != "true" && value != "false") return error("MateScan must be true or false");
-      mate_scan_ = value == "true";
+    } else if (const MctsSettingInfo* setting = mcts_option(key)) {
+      try {
+        set_mcts_setting(mcts_settings_, setting->name, value, setting->uci_name);
+      } catch (const std::exception& e) {
+        return error(e.what());
+      }
+      mcts_.reset();  // built again, with the new settings, at the next go
     } else if (key == "level") {
       if (value == "none" || value.empty()) {
         named_level_.reset();
@@ -321,6 +330,16 @@ class UciEngine {
     });
   }
 
+  // The MCTS setting whose UCI option is `key` (lower case), or null.
+  static const MctsSettingInfo* mcts_option(const std::string& key) {
+    for (const MctsSettingInfo& s : mcts_setting_list()) {
+      std::string lower = s.uci_name;
+      for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (!lower.empty() && lower == key) return &s;
+    }
+    return nullptr;
+  }
+
   std::shared_ptr<Evaluator> network(const std::string& settings) const {
     if (!networks_) throw std::runtime_error("this program has no neural-network support");
     return networks_(settings);
@@ -334,11 +353,9 @@ class UciEngine {
       std::shared_ptr<Evaluator> evaluator = weights_.empty()
                                                  ? std::shared_ptr<Evaluator>(std::make_shared<MaterialEvaluator>())
                                                  : network("weights=" + weights_ + ",max_batch=" +
-                                                                           std::to_string(mcts_threads_ * mcts_batch_));
-      MctsConfig config;
-      config.threads = mcts_threads_;
-      config.batch_size = mcts_batch_;
-      mcts_ = std::make_unique<Mcts>(std::move(evaluator), config);
+                                                           std::to_string(mcts_settings_.config.threads *
+                                                                          mcts_settings_.config.batch_size));
+      mcts_ = std::make_unique<Mcts>(std::move(evaluator), mcts_settings_.config);
       say("info string mcts backend: " + mcts_->evaluator().name());
     } catch (const std::exception& e) {
       error(std::string("cannot start the mcts backend: ") + e.what());
@@ -350,7 +367,7 @@ class UciEngine {
   void go_mcts(const SearchLimits& limits) {
     MctsConfig config = mcts_->config();
     config.multipv = multipv_;
-    config.mate_scan = mate_scan_;
+    config.mate_scan = mcts_settings_.config.mate_scan;
     config.info_interval_ms = 500;
     mcts_->set_config(config);
     mcts_->set_position(pos_);
@@ -466,8 +483,7 @@ class UciEngine {
   bool infinite_ = false;
   bool use_mcts_ = false;
   std::string weights_;
-  int mcts_threads_ = 1, mcts_batch_ = 8;
-  bool mate_scan_ = false;
+  MctsSettings mcts_settings_;  // those UCI exposes: MctsThreads, MctsBatch, MateScan
   std::unique_ptr<Mcts> mcts_;
   std::atomic<bool> stop_requested_{false};
 };

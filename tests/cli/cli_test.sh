@@ -25,6 +25,15 @@ expect_error() {  # expect_error "message part" args...
 version=$(sed -n 's/^project(ultima VERSION \([0-9.]*\).*/\1/p' "$(dirname "$0")/../../CMakeLists.txt")
 expect_output "version" "ultima $version" --version
 expect_output "perft depth 3" "nodes 42762" perft --depth 3
+# Every player-spec kind and key with its default, from --help and from the spec 'mcts:help'.
+for args in "match --help" "match --player1 mcts:help --player2 novice"; do
+  # shellcheck disable=SC2086
+  out=$("$ultima" $args 2>&1) || fail "$args: exit $?"
+  for word in "search:KEY=VALUE" "blunder_rate" "gumbel_c_scale" "default 1.745" "novice"; do
+    case "$out" in *"$word"*) ;; *) fail "$args lacks [$word]";; esac
+  done
+done
+expect_error "did you mean 'playouts'" match --player1 mcts:playout=3 --player2 novice
 expect_output "perft startpos" "nodes 944" perft --depth 2 --fen startpos
 expect_output "perft abbott1962" "nodes 42738" perft --depth 3 --rules abbott1962
 expect_output "perft with a switch" "nodes 42738" perft --depth 3 \

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <mutex>
 #include <numeric>
 #include <random>
@@ -402,7 +403,9 @@ TEST(MctsBatching, BatchesAreGatheredAndEachOutputMatchesItsInput) {
 
 TEST(MctsBatching, BatchSizeOneSendsOnePositionPerCall) {
   auto keyed = std::make_shared<KeyedEvaluator>();
-  Mcts mcts(keyed);
+  MctsConfig config;
+  config.batch_size = 1;
+  Mcts mcts(keyed, config);
   const MctsResult r = mcts.search(playouts(300));
   for (std::size_t size : keyed->batch_sizes()) EXPECT_EQ(size, 1u);
   EXPECT_EQ(r.batches, r.evaluations);
@@ -820,6 +823,84 @@ TEST(MctsMaterialEvaluator, PriorsFavourCapturesAndValueFollowsMaterial) {
   // Centipawns back from q: 300 cp is a win probability of 1 / (1 + e^-1).
   EXPECT_EQ(q_to_centipawns(0), 0);
   EXPECT_NEAR(q_to_centipawns(2 / (1 + std::exp(-1.0)) - 1), 300, 1);
+}
+
+// ---------------------------------------------------------------------------
+// The settings registry
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(MctsSettingsRegistry, DefaultsAreThoseOfTheStructsAndRoundTrip) {
+  const MctsSettings defaults;
+  std::set<std::string> names, uci_names;
+  for (const MctsSettingInfo& info : mcts_setting_list()) {
+    SCOPED_TRACE(info.name);
+    EXPECT_TRUE(names.insert(info.name).second) << "declared twice";
+    if (!info.uci_name.empty()) EXPECT_TRUE(uci_names.insert(info.uci_name).second);
+    EXPECT_FALSE(info.help.empty());
+    EXPECT_EQ(get_mcts_setting(defaults, info.name), info.default_text);
+    // Every default is within its own range and can be set back.
+    MctsSettings s;
+    EXPECT_NO_THROW(set_mcts_setting(s, info.name, info.default_text));
+    EXPECT_EQ(get_mcts_setting(s, info.name), info.default_text);
+  }
+  EXPECT_EQ(defaults.config.batch_size, 8);
+  EXPECT_EQ(uci_names, (std::set<std::string>{"MctsThreads", "MctsBatch", "MateScan"}));
+  MctsSettings s;
+  set_mcts_setting(s, "fpu", "0.5");
+  EXPECT_FLOAT_EQ(s.config.fpu_reduction, 0.5f);
+  EXPECT_EQ(get_mcts_setting(s, "fpu"), "0.5");
+  set_mcts_setting(s, "max_tree_nodes", "123456");
+  EXPECT_EQ(s.limits.max_tree_nodes, 123456u);
+}
+
+TEST(MctsSettingsRegistry, ErrorsNameTheKeyTheTypeAndTheValue) {
+  MctsSettings s;
+  const std::string typo = error_of([&] { set_mcts_setting(s, "playout", "3"); });
+  EXPECT_NE(typo.find("'playout'"), std::string::npos) << typo;
+  EXPECT_NE(typo.find("did you mean 'playouts'"), std::string::npos) << typo;
+  EXPECT_EQ(error_of([&] { set_mcts_setting(s, "zzzzzzzz", "3"); }).find("did you mean"), std::string::npos);
+  const std::string type = error_of([&] { set_mcts_setting(s, "threads", "two"); });
+  EXPECT_NE(type.find("'threads'"), std::string::npos) << type;
+  EXPECT_NE(type.find("expected an integer"), std::string::npos) << type;
+  EXPECT_NE(type.find("got 'two'"), std::string::npos) << type;
+  const std::string range = error_of([&] { set_mcts_setting(s, "noise_epsilon", "1.5"); });
+  EXPECT_NE(range.find("from 0 to 1"), std::string::npos) << range;
+  EXPECT_NE(error_of([&] { set_mcts_setting(s, "playouts", "-5"); }).find("'playouts'"), std::string::npos);
+  EXPECT_NE(error_of([&] { set_mcts_setting(s, "gumbel", "maybe"); }).find("expected true or false"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { set_mcts_setting(s, "cpuct", "nan"); }).find("expected a number"), std::string::npos);
+  // As a UCI option, the error names the option.
+  EXPECT_EQ(error_of([&] { set_mcts_setting(s, "batch", "0", "MctsBatch"); }).rfind("MctsBatch: ", 0), 0u);
+  // Nothing was changed by the failed calls.
+  EXPECT_EQ(s.config.threads, 1);
+  EXPECT_EQ(s.limits.playouts, 0u);
+}
+
+TEST(MctsSettingsRegistry, NearestNameIsForTyposOnly) {
+  const std::vector<std::string> names = {"playouts", "visits", "movetime", "threads"};
+  EXPECT_EQ(nearest_name("playout", names), "playouts");
+  EXPECT_EQ(nearest_name("thread", names), "threads");
+  EXPECT_EQ(nearest_name("movtime", names), "movetime");
+  EXPECT_EQ(nearest_name("gumbel", names), "");
+  EXPECT_EQ(nearest_name("x", {}), "");
+}
+
+TEST(MctsSettingsRegistry, HelpListsEverySettingWithItsDefault) {
+  const std::string help = "\n" + mcts_settings_help();
+  for (const MctsSettingInfo& info : mcts_setting_list()) {
+    const std::size_t at = help.find("\n    " + info.name + " ");
+    ASSERT_NE(at, std::string::npos) << info.name;
+    const std::string line = help.substr(at + 1, help.find('\n', at + 1) - at - 1);
+    EXPECT_NE(line.find("default " + info.default_text), std::string::npos) << line;
+  }
 }
 
 }  // namespace

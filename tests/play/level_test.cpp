@@ -133,6 +133,18 @@ TEST(Level, BadPlayerSpecsAreRejected) {
   expect_rejected([] { Level::from_pairs("noise=10"); }, {"depth"});
 }
 
+TEST(Level, UnknownSpecKeysSuggestTheNearest) {
+  expect_rejected([] { make_player("search:depth=2,nodez=5"); }, {"nodez", "did you mean 'nodes'"});
+}
+
+TEST(Level, PlayerSpecHelpNamesEveryKindLevelAndKey) {
+  const std::string help = player_spec_help();
+  for (const char* word : {"random", "level:LEVEL", "search:KEY=VALUE", "mcts[:KEY=VALUE", "weights=FILE",
+                           "blunder_rate", "material_only", "gumbel_c_scale", "playouts"})
+    EXPECT_NE(help.find(word), std::string::npos) << word;
+  for (const std::string& name : level_names()) EXPECT_NE(help.find(name), std::string::npos) << name;
+}
+
 TEST(Level, SameSeedSameMove) {
   std::mt19937_64 rng(2024);
   for (const char* spec : {"search:depth=2,noise=80", "search:depth=1,noise=300,blunder=0.5", "novice"}) {

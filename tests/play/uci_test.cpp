@@ -575,7 +575,7 @@ TEST(UciMcts, MateScanFindsAMateInOneAtTheFirstNode) {
   ASSERT_FALSE(lines_starting(off, "info depth").empty()) << off;
   EXPECT_FALSE(contains(lines_starting(off, "info depth").back(), " score mate ")) << off;
   const std::string bad = session("setoption name MateScan value maybe\nisready\n");
-  EXPECT_TRUE(contains(bad, "info string error MateScan must be true or false")) << bad;
+  EXPECT_TRUE(contains(bad, "info string error MateScan: expected true or false, got 'maybe'")) << bad;
   EXPECT_TRUE(contains(bad, "readyok"));
 }
 
