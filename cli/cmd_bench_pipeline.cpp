@@ -73,6 +73,7 @@ struct BenchSelfPlayOptions {
   int max_batch = 128;
   int max_plies = 120;
   bool mate_scan = false;
+  bool gumbel = false;
 };
 
 void bench_selfplay(const BenchSelfPlayOptions& o) {
@@ -94,6 +95,9 @@ void bench_selfplay(const BenchSelfPlayOptions& o) {
   config.mcts_batch = o.mcts_batch;
   config.max_plies = o.max_plies;
   config.mate_scan = o.mate_scan;
+  // PUCT unless asked: the search the figures in docs/benchmarks.md measure.
+  config.gumbel = o.gumbel;
+  config.policy_target = o.gumbel ? "gumbel" : "visits";
   selfplay::SelfPlayJob job;
   job.games = o.games;
   job.evaluator = evaluator;
@@ -212,6 +216,7 @@ void add_bench_pipeline_commands(CLI::App& bench) {
   cmd->add_option("--max-batch", sp->max_batch, "network batch at most (default 128)")->check(CLI::Range(1, 65536));
   cmd->add_option("--max-plies", sp->max_plies, "game length cap (default 120)")->check(CLI::Range(1, 65535));
   cmd->add_flag("--mate-scan", sp->mate_scan, "search with the mate scan (MctsConfig::mate_scan)");
+  cmd->add_flag("--gumbel", sp->gumbel, "a Gumbel root, as the recipe's self-play (default: PUCT)");
   cmd->callback([sp] { bench_selfplay(*sp); });
 
   auto tr = std::make_shared<BenchTrainOptions>();

@@ -49,47 +49,48 @@ struct SelfPlayConfig {
   std::uint64_t full_playouts = 200;
   std::uint64_t cheap_playouts = 40;
   double full_search_share = 0.25;
-  // MCTS: leaves gathered per evaluator call; the other keys as in MctsConfig.
-  int mcts_batch = 8;
-  float cpuct = 1.745f;
-  float fpu_reduction = 0.33f;
-  float noise_alpha = 0.3f;    // Dirichlet noise at the root of full searches
+  // MCTS: leaves gathered per evaluator call; the other keys as in
+  // MctsConfig, whose defaults they take (engine/mcts/settings.h).
+  int mcts_batch = MctsConfig{}.batch_size;
+  float cpuct = MctsConfig{}.cpuct;
+  float fpu_reduction = MctsConfig{}.fpu_reduction;
+  float noise_alpha = MctsConfig{}.noise_alpha;  // Dirichlet noise at the root of full searches
   float noise_epsilon = 0.25f;
   // Move choice: visits^(1/T), T from `temperature` at ply 0 decaying
   // towards `temperature_end` with this half-life in plies (0: best move).
   double temperature = 1.0;
-  double temperature_end = 0.1;
-  double temperature_halflife = 20;
+  double temperature_end = 1.0;
+  double temperature_halflife = 0;
   // "visits" (the full search's visit shares) or "gumbel" (the improved
   // policy of a Gumbel root; needs gumbel = true).
-  std::string policy_target = "visits";
+  std::string policy_target = "gumbel";
   // A Gumbel root (Danihelka et al. 2022): the move played is its choice
   // (a sample from the policy sharpened by the search's values), so the
   // temperature keys are not used.
-  bool gumbel = false;
+  bool gumbel = true;
   // Min-max normalize Q over the root's moves before sigma (MctsConfig);
   // false maps Q from [-1, 1], so a near-flat value head cannot swing the
   // choice on noise.
-  bool gumbel_rescale_q = true;
+  bool gumbel_rescale_q = false;
   // sigma's c_scale (MctsConfig): how far the root's Q values move the
   // logits, (c_visit + max visits) * c_scale * Q.
-  float gumbel_c_scale = 0.1f;
+  float gumbel_c_scale = 1.0f;
   // MctsConfig::mate_scan: a move that wins at once is found in every
   // position the search expands, and moves that allow one are proven lost.
-  bool mate_scan = false;
+  bool mate_scan = true;
   // Resignation: when the side to move's search value (win - loss) stays
   // below -resign_threshold for resign_consecutive of its own moves
   // (0 threshold: never). A share of games never resigns.
-  double resign_threshold = 0.9;
+  double resign_threshold = 0;
   int resign_consecutive = 3;
   double no_resign_share = 0.2;
-  int max_plies = 300;  // then the game is cut ("max plies"): no result unless adjudicated
+  int max_plies = 120;  // then the game is cut ("max plies"): no result unless adjudicated
   // Adjudication at max_plies (0: off): a side whose material (the
   // evaluation's piece values, kings not counted) leads by at least this
   // many centipawns is scored the winner ("material adjudication"), as
   // match managers adjudicate long engine games; below it the game is cut
   // and its samples carry no result.
-  int adjudicate_cp = 0;
+  int adjudicate_cp = 100;
 
   // Throws std::invalid_argument naming the first bad value.
   void validate() const;

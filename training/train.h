@@ -40,7 +40,7 @@ struct TrainConfig {
   // Share of the value target taken from the search's root value (the
   // sample's root_q, as a WDL with the least draw that has that mean)
   // instead of the game's result: 0 is the result alone.
-  float q_ratio = 0.0f;
+  float q_ratio = 0.5f;
   float moves_left_weight = 0.05f;
   bool symmetries = true;
   WindowConfig window;
@@ -49,7 +49,7 @@ struct TrainConfig {
   // keeps min(0.5^(k/ema_halflife), ((1+n)/(10+n))^k) of itself, so it
   // spans about the last tenth of training early on and has a half-life of
   // ema_halflife steps later. 0: the trainer's own weights are exported.
-  int ema_halflife = 0;
+  int ema_halflife = 400;
   int checkpoint_every = 500;  // steps (a checkpoint is also written at the end of each call)
   int keep_checkpoints = 2;
   int log_every = 50;          // steps per metrics.csv row and progress line

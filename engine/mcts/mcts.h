@@ -65,7 +65,7 @@ struct MctsConfig {
 
   // Dirichlet noise on the root priors: prior = (1 - eps) prior + eps noise
   // (noise_epsilon 0: none). Reproducible from `seed`.
-  float noise_alpha = 0.15f;
+  float noise_alpha = 0.3f;
   float noise_epsilon = 0;
   std::uint64_t seed = 0;
 

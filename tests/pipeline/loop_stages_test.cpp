@@ -42,9 +42,9 @@ RunConfig small_config(const std::string& extra = "") {
   return RunConfig::parse(
       "name: stages\nseed: 3\n"
       "selfplay:\n  games_per_generation: 4\n  parallel_games: 2\n  games_per_shard: 2\n  full_playouts: 8\n"
-      "  cheap_playouts: 4\n  mcts_batch: 4\n  max_plies: 40\n"
-      "evaluation:\n  playouts: 8\n  mcts_batch: 4\n  games_vs_best: 4\n  games_vs_initial: 2\n"
-      "  levels: [novice]\n  games_per_level: 2\n  concurrency: 1\n  max_plies: 40\n" +
+      "  cheap_playouts: 4\n  batch: 4\n  max_plies: 40\n"
+      "evaluation:\n  playouts: 8\n  batch: 4\n  games_vs_best: 4\n  games_vs_initial: 2\n"
+      "  levels: [novice]\n  games_per_level: 2\n  concurrency: 1\n  max_plies: 40\n  promotion: gating\n" +
           extra,
       "test");
 }

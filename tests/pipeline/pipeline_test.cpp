@@ -486,6 +486,17 @@ SelfPlayConfig tiny_selfplay() {
   c.max_plies = 60;
   c.parallel_games = 2;
   c.games_per_shard = 2;
+  // The PUCT path with visit targets, resignation on and no adjudication
+  // (the recipe's Gumbel root has tests of its own, which set it).
+  c.policy_target = "visits";
+  c.gumbel = false;
+  c.gumbel_rescale_q = true;
+  c.gumbel_c_scale = 0.1f;
+  c.mate_scan = false;
+  c.temperature_end = 0.1;
+  c.temperature_halflife = 20;
+  c.resign_threshold = 0.9;
+  c.adjudicate_cp = 0;
   return c;
 }
 
@@ -1221,13 +1232,43 @@ void expect_config_error(const std::string& yaml, const std::string& key) {
 }
 
 TEST(RunConfig, QRatioAndEvaluationNoiseAreRead) {
-  const loop::RunConfig plain = loop::RunConfig::parse("name: x\n", "test.yaml");
-  EXPECT_EQ(plain.training.q_ratio, 0.0f);
-  EXPECT_EQ(plain.eval.gumbel_noise, 0.0f);
   const loop::RunConfig c =
-      loop::RunConfig::parse("training:\n  q_ratio: 0.5\nevaluation:\n  gumbel_noise: 1\n", "test.yaml");
-  EXPECT_EQ(c.training.q_ratio, 0.5f);
-  EXPECT_EQ(c.eval.gumbel_noise, 1.0f);
+      loop::RunConfig::parse("training:\n  q_ratio: 0.25\nevaluation:\n  gumbel_noise: 0\n", "test.yaml");
+  EXPECT_EQ(c.training.q_ratio, 0.25f);
+  EXPECT_EQ(c.eval.gumbel_noise, 0.0f);
+}
+
+// The defaults are the recipe of the main config (docs/experiments.md), so
+// a config stating only sizes, as gpu.yaml does, gets it.
+TEST(RunConfig, TheDefaultsAreTheRecipe) {
+  const loop::RunConfig plain = loop::RunConfig::parse("name: x\n", "test.yaml");
+  EXPECT_TRUE(plain.selfplay.gumbel);
+  EXPECT_EQ(plain.selfplay.policy_target, "gumbel");
+  EXPECT_FALSE(plain.selfplay.gumbel_rescale_q);
+  EXPECT_EQ(plain.selfplay.gumbel_c_scale, 1.0f);
+  EXPECT_TRUE(plain.selfplay.mate_scan);
+  EXPECT_EQ(plain.selfplay.resign_threshold, 0.0);
+  EXPECT_EQ(plain.selfplay.adjudicate_cp, 100);
+  EXPECT_EQ(plain.training.q_ratio, 0.5f);
+  EXPECT_EQ(plain.training.ema_halflife, 400);
+  EXPECT_TRUE(plain.eval.gumbel);
+  EXPECT_TRUE(plain.eval.mate_scan);
+  EXPECT_EQ(plain.eval.gumbel_noise, 1.0f);
+  EXPECT_EQ(plain.eval.promotion, "continuous");
+  const loop::RunConfig gpu = loop::RunConfig::load(source_file("configs/gpu.yaml"));
+  EXPECT_TRUE(gpu.selfplay.gumbel);
+  EXPECT_EQ(gpu.selfplay.policy_target, "gumbel");
+  EXPECT_EQ(gpu.selfplay.resign_threshold, 0.0);
+}
+
+TEST(RunConfig, RenamedKeysOfOldRunDirectoriesAreStillRead) {
+  const loop::RunConfig old = loop::RunConfig::parse(
+      "selfplay:\n  mcts_batch: 3\n  fpu_reduction: 0.2\nevaluation:\n  mcts_batch: 5\n", "test.yaml");
+  EXPECT_EQ(old.selfplay.mcts_batch, 3);
+  EXPECT_FLOAT_EQ(old.selfplay.fpu_reduction, 0.2f);
+  EXPECT_EQ(old.eval.mcts_batch, 5);
+  EXPECT_EQ(old.to_yaml().find("mcts_batch"), std::string::npos);
+  expect_config_error("selfplay:\n  mcts_batch: 3\n  batch: 4\n", "selfplay.mcts_batch is the old name");
 }
 
 TEST(RunConfig, BadKeysAndValuesAreErrorsNamingTheKey) {

@@ -9,13 +9,36 @@
 #include <sstream>
 #include <stdexcept>
 #include <string_view>
+#include <tuple>
+#include <type_traits>
 
+#include "engine/mcts/settings.h"
 #include "engine/play/player_spec.h"
 #include "engine/rules/file_io.h"
 #include "nn/data/run_dir.h"
 
 namespace ultima::loop {
 namespace {
+
+template <typename T>
+const char* type_name() {
+  if constexpr (std::is_same_v<T, bool>) return "true or false";
+  else if constexpr (std::is_integral_v<T>) return "an integer";
+  else if constexpr (std::is_floating_point_v<T>) return "a number";
+  else return "text";
+}
+
+bool valid_device(const std::string& device) {
+  if (device == "cpu" || device == "cuda") return true;
+  if (device.rfind("cuda:", 0) != 0 || device.size() == 5) return false;
+  return std::all_of(device.begin() + 5, device.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+}
+
+bool is_mcts_setting(const std::string& key) {
+  for (const MctsSettingInfo& s : mcts_setting_list())
+    if (s.name == key) return true;
+  return false;
+}
 
 // One mapping of the file: keys are read by name, and finish() rejects the
 // ones nobody asked for.
@@ -29,10 +52,22 @@ class Section {
   void get(const char* key, T& value) {
     used_.insert(key);
     if (!node_ || !node_[key]) return;
+    const YAML::Node item = node_[key];
+    if (!item.IsScalar()) fail_key(key, std::string("must be ") + type_name<T>() + ", not a list or mapping");
+    // The tree search's settings take their type and range from their one
+    // declaration (engine/mcts/settings.h).
+    if ((path_ == "selfplay" || path_ == "evaluation") && is_mcts_setting(key)) {
+      try {
+        MctsSettings scratch;
+        set_mcts_setting(scratch, key, item.Scalar(), "-");
+      } catch (const std::invalid_argument& e) {
+        fail_key(key, "has a bad value: " + std::string(e.what()).substr(3));  // past "-: "
+      }
+    }
     try {
-      value = node_[key].template as<T>();
+      value = item.template as<T>();
     } catch (const YAML::Exception&) {
-      fail_key(key, "has a value of the wrong type");
+      fail_key(key, std::string("must be ") + type_name<T>() + ", not '" + item.Scalar() + "'");
     }
   }
   void get_list(const char* key, std::vector<std::string>& value) {
@@ -50,7 +85,10 @@ class Section {
     if (!node_) return;
     for (const auto& item : node_) {
       const std::string key = item.first.as<std::string>();
-      if (!used_.count(key)) fail_key(key.c_str(), "is not a known key (see configs/README.md)");
+      if (used_.count(key)) continue;
+      const std::string near = nearest_name(key, std::vector<std::string>(used_.begin(), used_.end()));
+      fail_key(key.c_str(),
+               "is not a known key (" + (near.empty() ? "" : "did you mean '" + near + "'? ") + "see configs/README.md)");
     }
   }
   [[noreturn]] void fail_key(const char* key, const std::string& problem) const {
@@ -102,9 +140,9 @@ void visit_keys(Config& c, Visitor& v) {
     v.key("full_playouts", s.full_playouts);
     v.key("cheap_playouts", s.cheap_playouts);
     v.key("full_search_share", s.full_search_share);
-    v.key("mcts_batch", s.mcts_batch);
+    v.key("batch", s.mcts_batch);
     v.key("cpuct", s.cpuct);
-    v.key("fpu_reduction", s.fpu_reduction);
+    v.key("fpu", s.fpu_reduction);
     v.key("noise_alpha", s.noise_alpha);
     v.key("noise_epsilon", s.noise_epsilon);
     v.key("temperature", s.temperature);
@@ -154,7 +192,7 @@ void visit_keys(Config& c, Visitor& v) {
   v.section("evaluation", [&] {
     auto& e = c.eval;
     v.key("playouts", e.playouts);
-    v.key("mcts_batch", e.mcts_batch);
+    v.key("batch", e.mcts_batch);
     v.key("gumbel", e.gumbel);
     v.key("gumbel_rescale_q", e.gumbel_rescale_q);
     v.key("gumbel_c_scale", e.gumbel_c_scale);
@@ -293,10 +331,24 @@ RunConfig RunConfig::parse(const std::string& text, const std::string& source) {
   return from_yaml(root, source);
 }
 
-RunConfig RunConfig::from_yaml(const YAML::Node& root, const std::string& source) {
+RunConfig RunConfig::from_yaml(const YAML::Node& file, const std::string& source) {
   RunConfig c;
   c.source = source;
-  if (!root || root.IsNull()) throw std::invalid_argument("config " + source + ": empty");
+  if (!file || file.IsNull()) throw std::invalid_argument("config " + source + ": empty");
+  YAML::Node root = YAML::Clone(file);
+  // Keys renamed to the tree search's own names: run directories started
+  // before keep their config.yaml readable.
+  for (const auto& [section, old_name, new_name] :
+       {std::tuple{"selfplay", "mcts_batch", "batch"}, std::tuple{"selfplay", "fpu_reduction", "fpu"},
+        std::tuple{"evaluation", "mcts_batch", "batch"}}) {
+    if (!root.IsMap() || !root[section] || !root[section].IsMap() || !root[section][old_name]) continue;
+    if (root[section][new_name])
+      throw std::invalid_argument("config " + source + ": " + section + "." + old_name + " is the old name of " +
+                                  section + "." + new_name + "; give only " + new_name);
+    YAML::Node sub = root[section];
+    sub[new_name] = sub[old_name];
+    sub.remove(old_name);
+  }
   const std::function<void(const std::function<void()>&)> wrap = [&](const std::function<void()>& f) {
     try {
       f();
@@ -311,6 +363,11 @@ RunConfig RunConfig::from_yaml(const YAML::Node& root, const std::string& source
       c.network = c.network.completed();
       wrap([&] { c.network.validate(); });
     } else if (section == "inference") {
+      if (!valid_device(c.inference.device))
+        sec.fail_key("device", "must be cpu, cuda or cuda:N, not '" + c.inference.device + "'");
+      const std::string& p = c.inference.precision;
+      if (p != "auto" && p != "fp32" && p != "fp16" && p != "bf16")
+        sec.fail_key("precision", "must be auto, fp32, fp16 or bf16, not '" + p + "'");
       if (c.inference.threads < 0) sec.fail_key("threads", "must not be negative");
       if (c.inference.max_batch < 1) sec.fail_key("max_batch", "must be at least 1");
       if (c.inference.max_wait_us < 0) sec.fail_key("max_wait_us", "must not be negative");
@@ -326,6 +383,8 @@ RunConfig RunConfig::from_yaml(const YAML::Node& root, const std::string& source
       if (!(c.train_stage.train_ratio > 0)) sec.fail_key("train_ratio", "must be positive");
       if (c.train_stage.max_steps < c.train_stage.min_steps) sec.fail_key("max_steps", "must be at least min_steps");
       if (c.train_stage.threads < 0) sec.fail_key("threads", "must not be negative");
+      if (!valid_device(c.train_stage.device))
+        sec.fail_key("device", "must be cpu, cuda or cuda:N, not '" + c.train_stage.device + "'");
     } else if (section == "evaluation") {
       auto& e = c.eval;
       if (e.playouts < 1) sec.fail_key("playouts", "must be at least 1");

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/mcts/mcts.h"
 #include "engine/rules/rule_set.h"
 #include "nn/config.h"
 #include "nn/model_file.h"
@@ -43,17 +44,17 @@ struct TrainStageConfig {
 
 struct EvalConfig {
   std::uint64_t playouts = 64;  // MCTS playouts per move for every network player
-  int mcts_batch = 8;
-  bool gumbel = false;               // a Gumbel root (no noise: deterministic top-k) in place of PUCT
-  bool gumbel_rescale_q = true;      // as selfplay.gumbel_rescale_q
-  float gumbel_c_scale = 0.1f;       // as selfplay.gumbel_c_scale
-  bool mate_scan = false;            // as selfplay.mate_scan
+  int mcts_batch = MctsConfig{}.batch_size;  // the MCTS setting batch
+  bool gumbel = true;                // a Gumbel root (no noise: deterministic top-k) in place of PUCT
+  bool gumbel_rescale_q = false;     // as selfplay.gumbel_rescale_q
+  float gumbel_c_scale = 1.0f;       // as selfplay.gumbel_c_scale
+  bool mate_scan = true;             // as selfplay.mate_scan
   // Scale of the Gumbel root's noise (MctsConfig::gumbel_noise_scale): 0
   // plays the strongest move; 1 samples the root's candidates as self-play
   // does, so a deterministic pair cannot repeat one draw game after game.
-  float gumbel_noise = 0.0f;
-  std::string promotion = "gating";  // gating or continuous
-  int games_vs_best = 20;
+  float gumbel_noise = 1.0f;
+  std::string promotion = "continuous";  // gating or continuous
+  int games_vs_best = 0;
   double gate_score = 0.55;          // gating: promoted when it scores at least this
   std::vector<std::string> levels = {"novice"};
   int games_per_level = 20;
