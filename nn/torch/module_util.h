@@ -19,7 +19,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "nn/model_file.h"
+#include "nn/architecture.h"
 #include "nn/module_api.h"
 
 namespace ultima::nn::detail {

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "nn/model_file.h"
+#include "nn/architecture.h"
 
 namespace ultima::nn {
 
