@@ -6,6 +6,7 @@
 #include <string>
 
 #include "commands.h"
+#include "common.h"
 #include "training/loop/loop.h"
 
 namespace ultima::cli {
@@ -33,6 +34,7 @@ void run_loop_command(const LoopOptions& o) {
     return;
   }
   RunConfig config = resolve_run_config(o.run_dir, o.config);
+  const NewDirectoryGuard guard(o.run_dir);
   selfplay::RunDir run(o.run_dir);
   setup_logging(run, "loop");
   store_run_config(run, config);

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "commands.h"
+#include "common.h"
 #include "training/loop/loop.h"
 
 namespace ultima::cli {
@@ -43,6 +44,7 @@ std::uint64_t pick_model(const selfplay::RunDir& run, const std::string& which) 
 
 void run_selfplay_command(const SelfPlayOptions& o) {
   const RunConfig config = resolve_run_config(o.run_dir, o.config);
+  const NewDirectoryGuard guard(o.run_dir);
   selfplay::RunDir run(o.run_dir);
   setup_logging(run, "selfplay-" + o.tag);
   store_run_config(run, config);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "commands.h"
+#include "common.h"
 #include "nn/model_file.h"
 #include "training/loop/loop.h"
 
@@ -24,6 +25,7 @@ struct TrainOptions {
 
 void run_train_command(const TrainOptions& o) {
   const RunConfig config = resolve_run_config(o.run_dir, o.config);
+  const NewDirectoryGuard guard(o.run_dir);
   selfplay::RunDir run(o.run_dir);
   setup_logging(run, "train");
   store_run_config(run, config);

@@ -1,5 +1,8 @@
 #include "common.h"
 
+#include <exception>
+#include <filesystem>
+
 #include "nn/network.h"
 
 namespace ultima::cli {
@@ -8,6 +11,15 @@ Position make_position(const PositionOptions& options) {
   const Rules rules = Rules::parse(options.rules);
   if (options.fen == "startpos") return Position::start(rules);
   return Position::from_fen(options.fen, rules);
+}
+
+NewDirectoryGuard::NewDirectoryGuard(std::string dir)
+    : dir_(std::move(dir)), existed_(std::filesystem::exists(dir_)), exceptions_(std::uncaught_exceptions()) {}
+
+NewDirectoryGuard::~NewDirectoryGuard() {
+  if (existed_ || std::uncaught_exceptions() == exceptions_) return;
+  std::error_code ignored;
+  std::filesystem::remove_all(dir_, ignored);
 }
 
 NetworkFactory network_factory() {

@@ -19,6 +19,22 @@ struct PositionOptions {
 // Throws std::invalid_argument (FenError included) naming the problem.
 Position make_position(const PositionOptions& options);
 
+// Removes a run directory that this command made, when the command ends
+// with an error: a refused command leaves no half-made run directory behind
+// (one that existed before is never touched).
+class NewDirectoryGuard {
+ public:
+  explicit NewDirectoryGuard(std::string dir);
+  ~NewDirectoryGuard();
+  NewDirectoryGuard(const NewDirectoryGuard&) = delete;
+  NewDirectoryGuard& operator=(const NewDirectoryGuard&) = delete;
+
+ private:
+  std::string dir_;
+  bool existed_;
+  int exceptions_;
+};
+
 // Networks for players and UCI: the LibTorch module (nn/network.h), loaded
 // the first time one is asked for.
 NetworkFactory network_factory();

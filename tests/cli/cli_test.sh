@@ -100,8 +100,14 @@ expect_error "inference.precision must be auto, fp32, fp16 or bf16, not 'fp8'" l
 printf 'training:\n  optimizer: adam\n' > "$tmp/bad.yaml"
 expect_error "optimizer must be sgd or adamw, not 'adam'" loop --config "$tmp/bad.yaml" --run-dir "$tmp/run"
 expect_error "no samples in" train --run-dir "$tmp/run" --config "$configs/tiny.yaml"
+# A refused command leaves no half-made run directory.
+expect_error "no samples in" train --run-dir "$tmp/fresh1" --config "$configs/tiny.yaml"
+[ -e "$tmp/fresh1" ] && fail "a refused train left $tmp/fresh1 behind"
+expect_error "model-000005.unn" selfplay --run-dir "$tmp/fresh2" --config "$configs/tiny.yaml" --model 5 --games 1
+[ -e "$tmp/fresh2" ] && fail "a refused selfplay left $tmp/fresh2 behind"
 expect_error "the tag may hold letters, digits and _ only" selfplay --run-dir "$tmp/run" --tag "a b"
 expect_error "--model: 'x' is not best, latest or a version number" selfplay --run-dir "$tmp/run" --model x
+"$ultima" selfplay --run-dir "$tmp/run" --config "$configs/tiny.yaml" --games 1 2> /dev/null || fail "selfplay of one tiny game failed"
 head -c 300 "$tmp/run/models/model-000000.unn" > "$tmp/short.unn" && mv "$tmp/short.unn" "$tmp/run/models/model-000000.unn"
 expect_error "model-000000.unn: truncated" selfplay --run-dir "$tmp/run" --games 2
 rm -rf "$tmp"
