@@ -1,5 +1,5 @@
 // ultima loop: the self-play / training / evaluation loop in a run
-// directory (cli/loop.h), from a config file or the built-in config.
+// directory (training/loop/loop.h), from a config file or the built-in config.
 #include <spdlog/spdlog.h>
 
 #include <memory>
@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "common.h"
+#include "nn/data/run_lock.h"
 #include "training/loop/loop.h"
 
 namespace ultima::cli {
@@ -35,9 +36,13 @@ void run_loop_command(const LoopOptions& o) {
   }
   RunConfig config = resolve_run_config(o.run_dir, o.config);
   const NewDirectoryGuard guard(o.run_dir);
+  init_run(o.run_dir, o.config);
   selfplay::RunDir run(o.run_dir);
+  // The loop trains: no separate trainer may work on the same run.
+  std::string warning;
+  selfplay::RoleLock role(run, "trainer", &warning);
   setup_logging(run, "loop");
-  store_run_config(run, config);
+  if (!warning.empty()) spdlog::warn("loop: {}", warning);
   if (o.generations > 0) config.loop.generations = o.generations;
   if (o.max_minutes >= 0) config.loop.max_minutes = o.max_minutes;
   install_stop_handlers();

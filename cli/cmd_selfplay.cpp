@@ -1,15 +1,18 @@
 // ultima selfplay: a self-play worker on a run directory. Plays games with
 // the run's best model and writes sample shards; any number of workers (with
-// distinct --tag values) may share a directory with one trainer.
+// distinct --tag values, each held by its lock) may share a directory with
+// one trainer. The run must exist (ultima init, or ultima loop).
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <thread>
 
 #include "commands.h"
 #include "common.h"
+#include "nn/data/run_lock.h"
 #include "training/loop/loop.h"
 
 namespace ultima::cli {
@@ -43,12 +46,13 @@ std::uint64_t pick_model(const selfplay::RunDir& run, const std::string& which) 
 }
 
 void run_selfplay_command(const SelfPlayOptions& o) {
+  require_run(o.run_dir);
   const RunConfig config = resolve_run_config(o.run_dir, o.config);
-  const NewDirectoryGuard guard(o.run_dir);
   selfplay::RunDir run(o.run_dir);
+  std::string warning;
+  selfplay::RoleLock role(run, "worker-" + o.tag, &warning);
   setup_logging(run, "selfplay-" + o.tag);
-  store_run_config(run, config);
-  ensure_first_model(run, config);
+  if (!warning.empty()) spdlog::warn("selfplay: {}", warning);
   install_stop_handlers();
   int per_round = o.games > 0 ? o.games : config.games_per_generation;
   // Rounds of whole shards, so that a round's last shard is never cut short
@@ -68,6 +72,7 @@ void run_selfplay_command(const SelfPlayOptions& o) {
     job.evaluator = model_evaluator(run, config, version);
     job.player_name = "ultima model " + std::to_string(version);
     spdlog::info("selfplay {}: model {}, games {}..{}", job.tag, version, o.watch ? have : 0, job.games - 1);
+    role.heartbeat({{"model", std::to_string(version)}, {"games", "0"}});
     auto last = std::chrono::steady_clock::now();
     const auto stats = selfplay::run_selfplay(
         run, config.selfplay, job,
@@ -75,6 +80,11 @@ void run_selfplay_command(const SelfPlayOptions& o) {
           const auto now = std::chrono::steady_clock::now();
           if (now - last < std::chrono::seconds(10) && s.games + s.games_skipped < total) return;
           last = now;
+          char rate[32];
+          std::snprintf(rate, sizeof rate, "%.1f", s.moves_per_second());
+          role.heartbeat({{"model", std::to_string(version)},
+                          {"games", std::to_string(s.games + s.games_skipped) + "/" + std::to_string(total)},
+                          {"moves_per_s", rate}});
           spdlog::info("selfplay {}: {}/{} games, {:.0f} moves/s, {} samples, {} shards, ETA {}", job.tag,
                        s.games + s.games_skipped, total, s.moves_per_second(), s.samples, s.shards,
                        format_duration(s.eta_seconds(total, config.selfplay.max_plies)));

@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "common.h"
+#include "nn/data/run_lock.h"
 #include "nn/model_file.h"
 #include "training/loop/loop.h"
 
@@ -24,12 +25,13 @@ struct TrainOptions {
 };
 
 void run_train_command(const TrainOptions& o) {
+  require_run(o.run_dir);
   const RunConfig config = resolve_run_config(o.run_dir, o.config);
-  const NewDirectoryGuard guard(o.run_dir);
   selfplay::RunDir run(o.run_dir);
+  std::string warning;
+  selfplay::RoleLock role(run, "trainer", &warning);
   setup_logging(run, "train");
-  store_run_config(run, config);
-  ensure_first_model(run, config);
+  if (!warning.empty()) spdlog::warn("train: {}", warning);
   install_stop_handlers();
   nn::DeviceOptions device;
   device.device = config.train_stage.device;
@@ -45,6 +47,8 @@ void run_train_command(const TrainOptions& o) {
   const bool finished = trainer.train_until(
       target,
       [&](const training::TrainProgress& p) {
+        role.heartbeat({{"step", std::to_string(p.step) + "/" + std::to_string(p.target)},
+                        {"samples", std::to_string(p.total_samples)}});
         spdlog::info("train: step {}/{}, loss {:.3f} (policy {:.3f}, value {:.3f}, moves left {:.3f}), lr {:.4g}, "
                      "{:.0f} samples/s, window {}/{}, ETA {}",
                      p.step, p.target, p.losses.total, p.losses.policy, p.losses.value, p.losses.moves_left, p.lr,

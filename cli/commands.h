@@ -20,6 +20,8 @@ void add_ladder_command(CLI::App& app);
 void add_loop_command(CLI::App& app);
 void add_selfplay_command(CLI::App& app);
 void add_train_command(CLI::App& app);
+void add_init_command(CLI::App& app);
+void add_status_command(CLI::App& app);
 // `bench selfplay` and `bench train` (cmd_bench_pipeline.cpp).
 void add_bench_pipeline_commands(CLI::App& bench);
 

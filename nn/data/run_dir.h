@@ -8,6 +8,8 @@
 //   DIR/games/TAG-NNNNNN.pgn   the games of each shard
 //   DIR/checkpoints/           trainer state (training/)
 //   DIR/logs/                  log files
+//   DIR/locks/ROLE.lock        who holds a role: worker-TAG, trainer, gate
+//                              (nn/data/run_lock.h)
 //   DIR/metrics.csv            training curve; generations.csv, elo.svg: the loop
 //
 // Every file is written through a temporary name and a rename, so a reader

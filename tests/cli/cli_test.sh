@@ -99,15 +99,38 @@ printf 'inference:\n  precision: fp8\n' > "$tmp/bad.yaml"
 expect_error "inference.precision must be auto, fp32, fp16 or bf16, not 'fp8'" loop --config "$tmp/bad.yaml" --run-dir "$tmp/run"
 printf 'training:\n  optimizer: adam\n' > "$tmp/bad.yaml"
 expect_error "optimizer must be sgd or adamw, not 'adam'" loop --config "$tmp/bad.yaml" --run-dir "$tmp/run"
-expect_error "no samples in" train --run-dir "$tmp/run" --config "$configs/tiny.yaml"
-# A refused command leaves no half-made run directory.
-expect_error "no samples in" train --run-dir "$tmp/fresh1" --config "$configs/tiny.yaml"
+# Workers and trainers join a run; they never create one.
+expect_error "was never created: create it with ultima init" train --run-dir "$tmp/fresh1" --config "$configs/tiny.yaml"
 [ -e "$tmp/fresh1" ] && fail "a refused train left $tmp/fresh1 behind"
-expect_error "model-000005.unn" selfplay --run-dir "$tmp/fresh2" --config "$configs/tiny.yaml" --model 5 --games 1
+expect_error "was never created" selfplay --run-dir "$tmp/fresh2" --config "$configs/tiny.yaml" --games 1
 [ -e "$tmp/fresh2" ] && fail "a refused selfplay left $tmp/fresh2 behind"
+expect_error "was never created" status --run-dir "$tmp/fresh3"
+# A refused init creates nothing either.
+printf 'selfplay:\n  batch: 0\n' > "$tmp/bad.yaml"
+expect_error "selfplay.batch" init --run-dir "$tmp/fresh4" --config "$tmp/bad.yaml"
+[ -e "$tmp/fresh4" ] && fail "a refused init left $tmp/fresh4 behind"
+"$ultima" init --run-dir "$tmp/run" --config "$configs/tiny.yaml" > /dev/null || fail "init failed"
+[ -e "$tmp/run/models/model-000000.unn" ] || fail "init made no model 0"
+"$ultima" init --run-dir "$tmp/run" --config "$configs/tiny.yaml" > /dev/null || fail "init again failed"
+expect_error "no samples in" train --run-dir "$tmp/run"
+expect_error "model-000005.unn" selfplay --run-dir "$tmp/run" --model 5 --games 1
 expect_error "the tag may hold letters, digits and _ only" selfplay --run-dir "$tmp/run" --tag "a b"
 expect_error "--model: 'x' is not best, latest or a version number" selfplay --run-dir "$tmp/run" --model x
-"$ultima" selfplay --run-dir "$tmp/run" --config "$configs/tiny.yaml" --games 1 2> /dev/null || fail "selfplay of one tiny game failed"
+# One worker per tag, one trainer per run: a second one is refused while the
+# first lives, and a dead one's lock is taken over with a warning.
+"$ultima" selfplay --run-dir "$tmp/run" --tag w1 --watch > /dev/null 2>&1 &
+worker=$!
+for _ in $(seq 100); do [ -e "$tmp/run/locks/worker-w1.lock" ] && break; sleep 0.1; done
+[ -e "$tmp/run/locks/worker-w1.lock" ] || fail "a worker holds no lock file"
+expect_error "the role worker-w1 of $tmp/run is held by pid $worker" selfplay --run-dir "$tmp/run" --tag w1 --games 1
+status=$("$ultima" status --run-dir "$tmp/run") || fail "status failed"
+case "$status" in *"worker-w1"*"alive"*"pid $worker"*) ;; *) fail "status does not show the live worker: [$status]";; esac
+kill -9 "$worker"; wait "$worker" 2> /dev/null
+case "$("$ultima" status --run-dir "$tmp/run")" in *"worker-w1"*"stale"*) ;; *) fail "status does not show the dead worker as stale";; esac
+"$ultima" selfplay --run-dir "$tmp/run" --tag w1 --games 1 > /dev/null 2> "$tmp/takeover.log" ||
+  { cat "$tmp/takeover.log"; fail "the dead worker's tag was not taken over"; }
+grep -q "took over the stale role worker-w1 (pid $worker" "$tmp/takeover.log" || fail "no warning on taking over a stale tag"
+[ -e "$tmp/run/locks/worker-w1.lock" ] && fail "a finished worker left its lock"
 head -c 300 "$tmp/run/models/model-000000.unn" > "$tmp/short.unn" && mv "$tmp/short.unn" "$tmp/run/models/model-000000.unn"
 expect_error "model-000000.unn: truncated" selfplay --run-dir "$tmp/run" --games 2
 rm -rf "$tmp"

@@ -50,6 +50,8 @@ run_with_kills() {
 }
 
 echo "== reference run"
+"$ultima" init --config "$work/config.yaml" --run-dir "$work/a" > /dev/null
+"$ultima" init --config "$work/config.yaml" --run-dir "$work/b" > /dev/null
 "$ultima" selfplay --config "$work/config.yaml" --run-dir "$work/a" --games $games --tag w > /dev/null 2>&1
 "$ultima" train --run-dir "$work/a" --until $until_step > /dev/null 2>&1
 

@@ -82,6 +82,22 @@ void store_run_config(const selfplay::RunDir& run, const RunConfig& config) {
                                 "# The resolved config of this run (keys: configs/README.md).\n" + config.to_yaml());
 }
 
+RunConfig init_run(const std::string& run_root, const std::string& config_path) {
+  const RunConfig config = resolve_run_config(run_root, config_path);
+  const selfplay::RunDir run(run_root);
+  store_run_config(run, config);
+  ensure_first_model(run, config);
+  if (!fs::exists(run.path("models/best"))) run.set_best_model(0);
+  return config;
+}
+
+void require_run(const std::string& run_root) {
+  if (!fs::exists(run_root + "/config.yaml"))
+    throw std::runtime_error("the run directory " + run_root +
+                             " was never created: create it with ultima init --run-dir " + run_root +
+                             " [--config FILE], or ultima loop");
+}
+
 void ensure_first_model(const selfplay::RunDir& run, const RunConfig& config) {
   if (fs::exists(run.model_path(0))) return;
   nn::DeviceOptions device;

@@ -38,6 +38,15 @@ RunConfig resolve_run_config(const std::string& run_root, const std::string& con
 // Writes the resolved config to DIR/config.yaml.
 void store_run_config(const selfplay::RunDir& run, const RunConfig& config);
 
+// Creates a run (`ultima init`, and the loop on a new directory): the
+// resolved config, model 0 and models/best. Run again on the same directory
+// with an agreeing config it changes nothing. Returns the config.
+RunConfig init_run(const std::string& run_root, const std::string& config_path);
+// Workers and trainers join runs that exist, never make one: throws
+// std::runtime_error naming the directory and how to create it when
+// DIR/config.yaml is missing.
+void require_run(const std::string& run_root);
+
 // Model 0 (random weights from the config's seed) when the run has none.
 void ensure_first_model(const selfplay::RunDir& run, const RunConfig& config);
 
