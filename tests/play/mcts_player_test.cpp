@@ -13,6 +13,7 @@
 #include "engine/play/match.h"
 #include "engine/play/mcts_player.h"
 #include "engine/play/player_spec.h"
+#include "fake_network.h"
 
 namespace ultima {
 namespace {
@@ -42,22 +43,9 @@ TEST(MctsPlayer, SettingsByName) {
   EXPECT_NE(player.name().find("300 playouts"), std::string::npos);
 }
 
-// A network evaluator that remembers the settings it was made with.
-class FakeNetwork : public MaterialEvaluator {
- public:
-  explicit FakeNetwork(std::string settings) : settings_(std::move(settings)) {}
-  std::string name() const override { return "fake network (" + settings_ + ")"; }
-
- private:
-  std::string settings_;
-};
-
 TEST(MctsPlayer, NetworksComeFromTheFactoryPassedIn) {
   std::vector<std::string> asked;
-  const NetworkFactory networks = [&](const std::string& settings) -> std::shared_ptr<Evaluator> {
-    asked.push_back(settings);
-    return std::make_shared<FakeNetwork>(settings);
-  };
+  const NetworkFactory networks = test::fake_networks(asked);
   auto player = make_player("mcts:weights=nets/a.unn,playouts=16", networks);
   EXPECT_NE(player->name().find("fake network (weights=nets/a.unn)"), std::string::npos) << player->name();
   make_player("mcts:weights=random", networks);

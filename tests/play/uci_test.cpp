@@ -16,11 +16,11 @@
 #include <thread>
 #include <vector>
 
-#include "engine/mcts/material_evaluator.h"
 #include "engine/play/player_spec.h"
 #include "engine/play/uci.h"
 #include "engine/rules/rules.h"
 #include "engine/search/search.h"
+#include "fake_network.h"
 
 namespace ultima {
 namespace {
@@ -579,29 +579,16 @@ TEST(UciMcts, MateScanFindsAMateInOneAtTheFirstNode) {
   EXPECT_TRUE(contains(bad, "readyok"));
 }
 
-// A network evaluator that tells the settings it was made with.
-class FakeNetwork : public MaterialEvaluator {
- public:
-  explicit FakeNetwork(std::string settings) : settings_(std::move(settings)) {}
-  std::string name() const override { return "fake(" + settings_ + ")"; }
-
- private:
-  std::string settings_;
-};
-
 TEST(UciMcts, WeightsFileAsksTheNetworkFactoryPassedIn) {
   std::vector<std::string> asked;
-  const NetworkFactory networks = [&](const std::string& settings) -> std::shared_ptr<Evaluator> {
-    asked.push_back(settings);
-    return std::make_shared<FakeNetwork>(settings);
-  };
+  const NetworkFactory networks = test::fake_networks(asked);
   const std::string out = session(
       "setoption name Backend value mcts\nsetoption name WeightsFile value nets/b.unn\nposition startpos\n"
       "go nodes 20\n",
       networks);
   ASSERT_EQ(asked.size(), 1u) << out;
   EXPECT_EQ(asked[0].rfind("weights=nets/b.unn,max_batch=", 0), 0u) << asked[0];
-  EXPECT_TRUE(contains(out, "info string mcts backend: fake(weights=nets/b.unn,max_batch=")) << out;
+  EXPECT_TRUE(contains(out, "info string mcts backend: fake network (weights=nets/b.unn,max_batch=")) << out;
   EXPECT_FALSE(bestmove(out).empty()) << out;
 }
 
