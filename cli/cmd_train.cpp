@@ -2,8 +2,12 @@
 // run's samples from its last checkpoint, then exports a new model version.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "commands.h"
 #include "common.h"
@@ -22,7 +26,59 @@ struct TrainOptions {
   std::uint64_t steps = 0;
   std::uint64_t until = 0;
   bool promote = false;
+  bool watch = false;
+  std::uint64_t export_every = 0;
+  double poll_seconds = 10;
 };
+
+// Exports the trainer's weights as the next model version, unless the
+// latest already holds this step (a run killed after its export).
+std::uint64_t export_next(const selfplay::RunDir& run, const RunConfig& config, training::TrainingRun& trainer) {
+  const std::uint64_t latest = run.latest_model().value_or(0);
+  if (latest > 0 && nn::read_model_header(run.model_path(latest)).training_step == trainer.step()) {
+    spdlog::info("train: model {} already holds step {}", latest, trainer.step());
+    return latest;
+  }
+  const std::string path = trainer.export_model(latest + 1, config.rules.name());
+  spdlog::info("train: exported model {} ({})", latest + 1, path);
+  return latest + 1;
+}
+
+// Continuous training: steps as the data allows (at most train_ratio
+// samples trained per sample played), a candidate exported every `every`
+// steps, promoted at once when the config promotes every candidate (else a
+// gatekeeper decides). Ends on SIGINT/SIGTERM.
+void train_watch(const selfplay::RunDir& run, const RunConfig& config, training::TrainingRun& trainer,
+                 selfplay::RoleLock& role, const TrainOptions& o,
+                 const std::function<void(const training::TrainProgress&)>& progress) {
+  const std::uint64_t every = o.export_every ? o.export_every : config.train_stage.min_steps;
+  const auto batch = static_cast<double>(config.training.batch_size);
+  spdlog::info("train: watching {} for samples; a candidate every {} steps, at most {:g} samples trained per "
+               "sample played",
+               run.path("selfplay"), every, config.train_stage.train_ratio);
+  while (!stop_requested()) {
+    trainer.refresh_samples();
+    const std::uint64_t total = trainer.store().total();
+    const auto allowed = static_cast<std::uint64_t>(config.train_stage.train_ratio * total / batch);
+    if (trainer.step() >= allowed) {
+      role.heartbeat({{"step", std::to_string(trainer.step())},
+                      {"samples", std::to_string(total)},
+                      {"state", "waiting for samples"}});
+      for (int i = 0; i < static_cast<int>(o.poll_seconds * 10) && !stop_requested(); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      continue;
+    }
+    const std::uint64_t next_export = (trainer.step() / every + 1) * every;
+    if (!trainer.train_until(std::min(allowed, next_export), progress, &stop_requested())) break;
+    if (trainer.step() % every != 0) continue;
+    const std::uint64_t version = export_next(run, config, trainer);
+    if (config.eval.promotion == "continuous") {
+      run.set_best_model(version);
+      spdlog::info("train: model {} is now the run's best (promotion: continuous)", version);
+    }
+  }
+  spdlog::info("train: stopped at step {} (checkpoint written); run again to go on", trainer.step());
+}
 
 void run_train_command(const TrainOptions& o) {
   require_run(o.run_dir);
@@ -37,6 +93,18 @@ void run_train_command(const TrainOptions& o) {
   device.device = config.train_stage.device;
   device.threads = config.train_stage.threads;
   training::TrainingRun trainer(run, config.training, device);
+  const auto progress = [&](const training::TrainProgress& p) {
+    role.heartbeat({{"step", std::to_string(p.step) + "/" + std::to_string(p.target)},
+                    {"samples", std::to_string(p.total_samples)}});
+    spdlog::info("train: step {}/{}, loss {:.3f} (policy {:.3f}, value {:.3f}, moves left {:.3f}), lr {:.4g}, "
+                 "{:.0f} samples/s, window {}/{}, ETA {}",
+                 p.step, p.target, p.losses.total, p.losses.policy, p.losses.value, p.losses.moves_left, p.lr,
+                 p.samples_per_second, p.window, p.total_samples,
+                 format_duration(p.samples_per_second > 0
+                                     ? (p.target - p.step) * config.training.batch_size / p.samples_per_second
+                                     : -1));
+  };
+  if (o.watch) return train_watch(run, config, trainer, role, o, progress);
   trainer.refresh_samples();
   if (trainer.store().total() == 0)
     throw std::runtime_error("no samples in " + run.path("selfplay") + " (run ultima selfplay first)");
@@ -44,34 +112,12 @@ void run_train_command(const TrainOptions& o) {
       o.until ? o.until : trainer.step() + (o.steps ? o.steps : config.train_stage.max_steps);
   spdlog::info("train: step {} -> {}, {} samples in {} shards ({} skipped)", trainer.step(), target,
                trainer.store().total(), trainer.store().shard_count(), trainer.store().skipped());
-  const bool finished = trainer.train_until(
-      target,
-      [&](const training::TrainProgress& p) {
-        role.heartbeat({{"step", std::to_string(p.step) + "/" + std::to_string(p.target)},
-                        {"samples", std::to_string(p.total_samples)}});
-        spdlog::info("train: step {}/{}, loss {:.3f} (policy {:.3f}, value {:.3f}, moves left {:.3f}), lr {:.4g}, "
-                     "{:.0f} samples/s, window {}/{}, ETA {}",
-                     p.step, p.target, p.losses.total, p.losses.policy, p.losses.value, p.losses.moves_left, p.lr,
-                     p.samples_per_second, p.window, p.total_samples,
-                     format_duration(p.samples_per_second > 0
-                                         ? (p.target - p.step) * config.training.batch_size / p.samples_per_second
-                                         : -1));
-      },
-      &stop_requested());
+  const bool finished = trainer.train_until(target, progress, &stop_requested());
   if (!finished) {
     spdlog::info("train: stopped at step {} (checkpoint written); run again to go on", trainer.step());
     return;
   }
-  // A run killed after its export and started again exports nothing new.
-  const std::uint64_t latest = run.latest_model().value_or(0);
-  std::uint64_t version = latest;
-  if (latest > 0 && nn::read_model_header(run.model_path(latest)).training_step == trainer.step()) {
-    spdlog::info("train: model {} already holds step {}", latest, trainer.step());
-  } else {
-    version = latest + 1;
-    const std::string path = trainer.export_model(version, config.rules.name());
-    spdlog::info("train: exported model {} ({})", version, path);
-  }
+  const std::uint64_t version = export_next(run, config, trainer);
   if (o.promote) {
     run.set_best_model(version);
     spdlog::info("train: model {} is now the run's best", version);
@@ -91,6 +137,16 @@ void add_train_command(CLI::App& app) {
       ->check(CLI::Range(1, 1000000000))
       ->excludes("--steps");
   cmd->add_flag("--promote", o->promote, "make the exported model the one self-play uses");
+  cmd->add_flag("--watch", o->watch,
+                "train on as samples arrive (at most training.train_ratio samples trained per sample played), "
+                "exporting a candidate every --export-every steps, until SIGINT/SIGTERM")
+      ->excludes("--steps")
+      ->excludes("--until")
+      ->excludes("--promote");
+  cmd->add_option("--export-every", o->export_every, "with --watch: steps between candidates (default: training.min_steps)")
+      ->check(CLI::Range(1, 1000000000));
+  cmd->add_option("--poll-seconds", o->poll_seconds, "with --watch: how often to look for new samples (default 10)")
+      ->check(CLI::Range(0.1, 3600.0));
   cmd->callback([o] { run_train_command(*o); });
 }
 
