@@ -53,6 +53,15 @@ std::string run_status_text(const selfplay::RunDir& run) {
     out += "training: no step yet\n";
   }
 
+  const CsvTable gate = CsvTable::read(run.path("gate.csv"));
+  if (!gate.rows.empty()) {
+    const auto& last = gate.rows.back();
+    std::snprintf(line, sizeof line, "gate: %zu candidates judged, the last model %s %s\n", gate.rows.size(),
+                  last.count("version") ? last.at("version").c_str() : "?",
+                  last.count("promoted") && last.at("promoted") == "1" ? "promoted" : "not promoted");
+    out += line;
+  }
+
   const auto holders = selfplay::read_role_holders(run);
   if (holders.empty()) out += "no trainer, gatekeeper or worker holds a role\n";
   for (const selfplay::RoleHolder& h : holders) {
