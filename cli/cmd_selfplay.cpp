@@ -12,7 +12,9 @@
 
 #include "commands.h"
 #include "common.h"
+#include "engine/rules/hash.h"
 #include "nn/data/run_lock.h"
+#include "nn/model_file.h"
 #include "training/loop/loop.h"
 
 namespace ultima::cli {
@@ -68,7 +70,8 @@ void run_selfplay_command(const SelfPlayOptions& o) {
     const int have = sequences.empty() ? 0 : (sequences.back() + 1) * per_shard;
     job.games = o.watch ? have + per_round : per_round;
     job.model_version = version;
-    job.seed = o.seed;
+    // Workers differ by tag: the same --seed under two tags plays other games.
+    job.seed = mix64(o.seed ^ nn::fnv1a64(o.tag.data(), o.tag.size()));
     job.evaluator = model_evaluator(run, config, version);
     job.player_name = "ultima model " + std::to_string(version);
     spdlog::info("selfplay {}: model {}, games {}..{}", job.tag, version, o.watch ? have : 0, job.games - 1);
@@ -116,7 +119,7 @@ void add_selfplay_command(CLI::App& app) {
   cmd->add_option("--games", o->games, "games to play (default: selfplay.games_per_generation)")
       ->check(CLI::Range(1, 100000000));
   cmd->add_option("--model", o->model, "best (default), latest or a version number");
-  cmd->add_option("--seed", o->seed, "seed of the games (default 1)");
+  cmd->add_option("--seed", o->seed, "seed of the games, mixed with the tag (default 1)");
   cmd->add_flag("--watch", o->watch, "keep playing rounds of --games, switching to each new best model");
   cmd->callback([o] { run_selfplay_command(*o); });
 }

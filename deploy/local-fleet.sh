@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# A fleet on one machine, with the commands a cluster runs: one run
+# directory, W self-play workers, one trainer in watch mode and one
+# gatekeeper, plus a status line every minute. Ctrl-C (or SIGTERM) stops
+# them all cleanly; started again on the same directory, they go on.
+#
+#   deploy/local-fleet.sh RUN_DIR [CONFIG] [WORKERS]
+#
+# ULTIMA (default build/ultima) names the program.
+set -euo pipefail
+run=${1:?usage: local-fleet.sh RUN_DIR [CONFIG] [WORKERS]}
+config=${2:-}
+workers=${3:-2}
+ultima=${ULTIMA:-build/ultima}
+
+if [ -f "$run/config.yaml" ]; then
+  [ -z "$config" ] || "$ultima" init --run-dir "$run" --config "$config"   # must agree with the run's
+else
+  "$ultima" init --run-dir "$run" ${config:+--config "$config"}
+fi
+
+pids=()
+stop() {
+  trap - INT TERM
+  kill -TERM "${pids[@]}" 2> /dev/null || true
+  wait "${pids[@]}" 2> /dev/null || true
+  exit 0
+}
+trap stop INT TERM
+
+for i in $(seq 1 "$workers"); do
+  "$ultima" selfplay --run-dir "$run" --tag "$(hostname -s | tr -c 'A-Za-z0-9_\n' _)_w$i" --watch &
+  pids+=($!)
+done
+"$ultima" train --run-dir "$run" --watch & pids+=($!)
+"$ultima" gate --run-dir "$run" --watch & pids+=($!)
+
+while sleep 60; do "$ultima" status --run-dir "$run" || true; done
