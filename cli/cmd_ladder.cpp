@@ -45,7 +45,7 @@ MatchResult run_pair(const std::string& a, const std::string& b, const LadderOpt
     config.record_path = o.pgn_dir + "/" + a + "-vs-" + b + ".pgn";
   }
   std::fprintf(stderr, "%s vs %s: %d games\n", a.c_str(), b.c_str(), o.games);
-  const NetworkFactory networks = network_factory();
+  const NetworkFactory networks = shared_network_factory();
   return play_match([a, networks] { return make_player(a, networks); },
                     [b, networks] { return make_player(b, networks); }, config,
                     [](const MatchProgress& p) {

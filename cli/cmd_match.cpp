@@ -269,8 +269,10 @@ void run(const Options& o) {
       throw std::invalid_argument(std::string(option) + " '" + *spec + "': " + e.what());
     }
   }
-  const PlayerFactory player1 = [spec = o.player1] { return make_player(spec, network_factory()); };
-  const PlayerFactory player2 = [spec = o.player2] { return make_player(spec, network_factory()); };
+  // One batching evaluator per network for all the games at once.
+  const NetworkFactory networks = shared_network_factory();
+  const PlayerFactory player1 = [spec = o.player1, networks] { return make_player(spec, networks); };
+  const PlayerFactory player2 = [spec = o.player2, networks] { return make_player(spec, networks); };
 
   std::string openings = std::to_string((config.games + 1) / 2) + " openings of ";
   if (!config.opening_fens.empty()) openings += "'" + o.openings_file + "'";

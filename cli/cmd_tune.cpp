@@ -49,7 +49,7 @@ void tune_values(const TuneOptions& o) {
     config.max_plies = o.max_plies;
     config.event = "ultima tune values";
     const std::string spec = o.player;
-    const auto factory = [spec] { return make_player(spec, network_factory()); };
+    const auto factory = [spec, networks = shared_network_factory()] { return make_player(spec, networks); };
     const MatchResult result = play_match(factory, factory, config, [](const MatchProgress& p) {
       if (p.games_done % 50 && p.games_done != p.games_total) return;
       const double rate = p.games_done / std::max(p.seconds, 1e-9);

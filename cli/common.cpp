@@ -22,6 +22,8 @@ NewDirectoryGuard::~NewDirectoryGuard() {
   std::filesystem::remove_all(dir_, ignored);
 }
 
+NetworkFactory shared_network_factory() { return shared_networks(network_factory()); }
+
 NetworkFactory network_factory() {
   return [](const std::string& settings) -> std::shared_ptr<Evaluator> {
     return nn::make_nn_evaluator(nn::NnConfig::parse(settings));

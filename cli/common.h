@@ -36,7 +36,11 @@ class NewDirectoryGuard {
 };
 
 // Networks for players and UCI: the LibTorch module (nn/network.h), loaded
-// the first time one is asked for.
+// the first time one is asked for. Each call gives a new evaluator.
 NetworkFactory network_factory();
+// The same, but one evaluator per settings text for the factory's life: the
+// games of a match that use one network share its batching evaluator, so
+// their positions go through it in common batches.
+NetworkFactory shared_network_factory();
 
 }  // namespace ultima::cli

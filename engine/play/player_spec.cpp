@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
+#include <mutex>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -59,6 +61,20 @@ Level find_level(const std::string& name) {
   throw std::invalid_argument("unknown level '" + name + "' (levels: " + known + ")");
 }
 
+NetworkFactory shared_networks(NetworkFactory make) {
+  struct Cache {
+    std::mutex mutex;
+    std::map<std::string, std::shared_ptr<Evaluator>> evaluators;
+  };
+  auto cache = std::make_shared<Cache>();
+  return [cache, make = std::move(make)](const std::string& settings) {
+    std::lock_guard<std::mutex> lock(cache->mutex);
+    std::shared_ptr<Evaluator>& evaluator = cache->evaluators[settings];
+    if (!evaluator) evaluator = make(settings);
+    return evaluator;
+  };
+}
+
 std::string player_spec_help() {
   std::string levels;
   for (const std::string& name : level_names()) levels += (levels.empty() ? "" : ", ") + name;
@@ -68,7 +84,8 @@ std::string player_spec_help() {
          "  search:KEY=VALUE,...   alpha-beta with these settings (at least one of depth, nodes, movetime_ms):\n" +
          level_keys_help() +
          "  mcts[:KEY=VALUE,...]   the tree search; weights=FILE (or weights=random) for a network, else the\n"
-         "                         network-free material evaluator; the other keys:\n" +
+         "                         network-free material evaluator. With a network, its keys (device=cuda,\n"
+         "                         precision, max_batch, ...: nn/README.md) may follow. The search's keys:\n" +
          mcts_settings_help();
 }
 
@@ -76,22 +93,33 @@ std::unique_ptr<Player> make_player(const std::string& spec, const NetworkFactor
   if (spec == "random") return std::make_unique<RandomPlayer>();
   if (spec.rfind("search:", 0) == 0) return std::make_unique<SearchPlayer>(Level::from_pairs(spec.substr(7)));
   if (spec.rfind("mcts:", 0) == 0 || spec == "mcts") {
-    // "weights=FILE" picks the network; every other key is an MCTS setting.
-    std::string weights, settings;
+    // "weights=FILE" picks the network; the MCTS settings are the search's,
+    // and with a network any other key is the network's (device=cuda,
+    // precision=fp16, max_batch=..., nn/README.md), which checks it.
+    std::string weights, settings, network_settings;
     std::stringstream in(spec.size() > 5 ? spec.substr(5) : "");
     for (std::string pair; std::getline(in, pair, ',');) {
-      if (pair.rfind("weights=", 0) == 0)
-        weights = pair.substr(8);
-      else
+      const std::string key = pair.substr(0, pair.find('='));
+      const bool search_key = std::any_of(mcts_setting_list().begin(), mcts_setting_list().end(),
+                                          [&](const MctsSettingInfo& s) { return s.name == key; });
+      if (key == "weights")
+        weights = pair.size() > 8 ? pair.substr(8) : "";
+      else if (search_key || pair.find('=') == std::string::npos)
         settings += (settings.empty() ? "" : ",") + pair;
+      else
+        network_settings += "," + pair;
     }
     std::shared_ptr<Evaluator> evaluator;
-    if (weights.empty())
+    if (weights.empty()) {
+      // No network: they are unknown search keys, and named as such.
+      settings += settings.empty() && !network_settings.empty() ? network_settings.substr(1) : network_settings;
       evaluator = std::make_shared<MaterialEvaluator>();
-    else if (!networks)
+    } else if (!networks) {
       throw std::runtime_error("this program has no neural-network support (player spec '" + spec + "')");
-    else  // "random": a network with random weights (generation 0)
-      evaluator = networks(weights == "random" ? "" : "weights=" + weights);
+    } else {  // "random": a network with random weights (generation 0)
+      const std::string net = (weights == "random" ? "" : "weights=" + weights) + network_settings;
+      evaluator = networks(!net.empty() && net[0] == ',' ? net.substr(1) : net);
+    }
     return std::make_unique<MctsPlayer>(std::move(evaluator), parse_mcts_settings(settings));
   }
   if (spec.rfind("level:", 0) == 0) return std::make_unique<SearchPlayer>(find_level(spec.substr(6)));

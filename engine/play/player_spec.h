@@ -21,6 +21,12 @@ namespace ultima {
 // std::runtime_error naming the problem.
 using NetworkFactory = std::function<std::shared_ptr<Evaluator>(const std::string& settings)>;
 
+// `make` with one evaluator per settings text for the returned factory's
+// life: players of many games at once that name the same network share it
+// (a batching evaluator then serves their positions in common batches).
+// Thread-safe.
+NetworkFactory shared_networks(NetworkFactory make);
+
 // Specs:
 //   random                      uniformly random legal moves
 //   LEVEL or level:LEVEL        a graded level from the levels folder

@@ -118,6 +118,7 @@ class UciEngine {
     say(levels);
     say("option name Backend type combo default alphabeta var alphabeta var mcts");
     say("option name WeightsFile type string default <empty>");
+    say("option name Device type string default cpu");
     // The MCTS settings that UCI exposes, from their one declaration.
     for (const MctsSettingInfo& s : mcts_setting_list()) {
       if (s.uci_name.empty()) continue;
@@ -190,6 +191,11 @@ class UciEngine {
     } else if (key == "backend") {
       if (value != "alphabeta" && value != "mcts") return error("Backend must be alphabeta or mcts");
       use_mcts_ = value == "mcts";
+    } else if (key == "device") {
+      if (value != "cpu" && value != "cuda" && value.rfind("cuda:", 0) != 0)
+        return error("Device must be cpu, cuda or cuda:N");
+      device_ = value;
+      mcts_.reset();  // built again, on the new device, at the next go
     } else if (key == "weightsfile") {
       weights_ = (value == "<empty>") ? "" : value;
       mcts_.reset();  // built again, with the new network, at the next go
@@ -352,7 +358,7 @@ class UciEngine {
     try {
       std::shared_ptr<Evaluator> evaluator = weights_.empty()
                                                  ? std::shared_ptr<Evaluator>(std::make_shared<MaterialEvaluator>())
-                                                 : network("weights=" + weights_ + ",max_batch=" +
+                                                 : network("weights=" + weights_ + ",device=" + device_ + ",max_batch=" +
                                                            std::to_string(mcts_settings_.config.threads *
                                                                           mcts_settings_.config.batch_size));
       mcts_ = std::make_unique<Mcts>(std::move(evaluator), mcts_settings_.config);
@@ -483,7 +489,8 @@ class UciEngine {
   bool infinite_ = false;
   bool use_mcts_ = false;
   std::string weights_;
-  MctsSettings mcts_settings_;  // those UCI exposes: MctsThreads, MctsBatch, MateScan
+  MctsSettings mcts_settings_;
+  std::string device_ = "cpu";  // the network's (Device)  // those UCI exposes: MctsThreads, MctsBatch, MateScan
   std::unique_ptr<Mcts> mcts_;
   std::atomic<bool> stop_requested_{false};
 };

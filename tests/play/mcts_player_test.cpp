@@ -49,16 +49,32 @@ TEST(MctsPlayer, NetworksComeFromTheFactoryPassedIn) {
   auto player = make_player("mcts:weights=nets/a.unn,playouts=16", networks);
   EXPECT_NE(player->name().find("fake network (weights=nets/a.unn)"), std::string::npos) << player->name();
   make_player("mcts:weights=random", networks);
-  EXPECT_EQ(asked, (std::vector<std::string>{"weights=nets/a.unn", ""}));
-  // Without weights, the material evaluator: the factory is not asked.
+  // Keys that are not the search's go to the network, which checks them.
+  make_player("mcts:playouts=8,weights=b.unn,device=cuda:1,precision=fp16", networks);
+  EXPECT_EQ(asked,
+            (std::vector<std::string>{"weights=nets/a.unn", "", "weights=b.unn,device=cuda:1,precision=fp16"}));
+  // Without weights, the material evaluator: the factory is not asked, and
+  // a key that is not the search's is an error.
   make_player("mcts:playouts=8", networks);
-  EXPECT_EQ(asked.size(), 2u);
+  EXPECT_EQ(asked.size(), 3u);
+  EXPECT_THROW(make_player("mcts:device=cuda", networks), std::invalid_argument);
   // The move it plays is legal.
   Position pos = Position::start();
   const Move m = player->choose(pos, 1).move;
   MoveList legal;
   generate_legal(pos, legal);
   EXPECT_NE(std::find(legal.begin(), legal.end(), m), legal.end());
+}
+
+TEST(MctsPlayer, SharedNetworksMakeOneEvaluatorPerNetwork) {
+  std::vector<std::string> asked;
+  const NetworkFactory networks = shared_networks(test::fake_networks(asked));
+  auto a = make_player("mcts:weights=x.unn,playouts=4", networks);
+  auto b = make_player("mcts:weights=x.unn,playouts=9", networks);
+  auto c = make_player("mcts:weights=y.unn", networks);
+  EXPECT_EQ(asked, (std::vector<std::string>{"weights=x.unn", "weights=y.unn"}));
+  EXPECT_EQ(networks("weights=x.unn"), networks("weights=x.unn"));
+  EXPECT_NE(networks("weights=x.unn"), networks("weights=y.unn"));
 }
 
 TEST(MctsPlayer, ANetworkSpecWithoutAFactoryIsAClearError) {

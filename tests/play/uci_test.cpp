@@ -583,12 +583,13 @@ TEST(UciMcts, WeightsFileAsksTheNetworkFactoryPassedIn) {
   std::vector<std::string> asked;
   const NetworkFactory networks = test::fake_networks(asked);
   const std::string out = session(
-      "setoption name Backend value mcts\nsetoption name WeightsFile value nets/b.unn\nposition startpos\n"
-      "go nodes 20\n",
+      "setoption name Backend value mcts\nsetoption name WeightsFile value nets/b.unn\n"
+      "setoption name Device value cuda:2\nposition startpos\ngo nodes 20\n",
       networks);
   ASSERT_EQ(asked.size(), 1u) << out;
-  EXPECT_EQ(asked[0].rfind("weights=nets/b.unn,max_batch=", 0), 0u) << asked[0];
-  EXPECT_TRUE(contains(out, "info string mcts backend: fake network (weights=nets/b.unn,max_batch=")) << out;
+  EXPECT_EQ(asked[0].rfind("weights=nets/b.unn,device=cuda:2,max_batch=", 0), 0u) << asked[0];
+  EXPECT_TRUE(contains(out, "info string mcts backend: fake network (weights=nets/b.unn,device=cuda:2,")) << out;
+  EXPECT_TRUE(contains(session("setoption name Device value gpu\n"), "info string error Device must be")) << out;
   EXPECT_FALSE(bestmove(out).empty()) << out;
 }
 
