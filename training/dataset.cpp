@@ -152,4 +152,27 @@ void BatchSampler::fill(const SampleStore& store, std::uint64_t begin, std::uint
   }
 }
 
+BatchPrefetcher::BatchPrefetcher(BatchSampler& sampler, const SampleStore& store, std::uint64_t begin,
+                                 std::uint64_t end)
+    : sampler_(sampler), store_(store), begin_(begin), end_(end) {}
+
+BatchPrefetcher::~BatchPrefetcher() {
+  if (ahead_.valid()) ahead_.wait();
+}
+
+const BatchData& BatchPrefetcher::take(std::uint64_t number, bool make_next) {
+  const bool ready = ahead_.valid() && ahead_number_ == number;
+  if (ahead_.valid()) {
+    ahead_.get();  // rethrows what making it threw
+    if (ready) current_ ^= 1;
+  }
+  if (!ready) sampler_.fill(store_, begin_, end_, number, buffers_[current_]);
+  if (make_next) {
+    ahead_number_ = number + 1;
+    BatchData& next = buffers_[current_ ^ 1];
+    ahead_ = std::async(std::launch::async, [this, &next] { sampler_.fill(store_, begin_, end_, ahead_number_, next); });
+  }
+  return buffers_[current_];
+}
+
 }  // namespace ultima::training

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <future>
 #include <functional>
 #include <map>
 #include <string>
@@ -102,6 +103,29 @@ class BatchSampler {
   // The permutation of the current pass, for the window it was made for.
   std::uint64_t perm_begin_ = 0, perm_end_ = 0, perm_pass_ = ~0ULL;
   std::vector<std::uint32_t> perm_;
+};
+
+// Makes batch k + 1 on a background thread while batch k trains, so batch
+// making overlaps the training step. The batches are the sampler's, in the
+// same order: only the timing changes. One taker at a time.
+class BatchPrefetcher {
+ public:
+  BatchPrefetcher(BatchSampler& sampler, const SampleStore& store, std::uint64_t begin, std::uint64_t end);
+  ~BatchPrefetcher();  // waits for a batch still being made
+  BatchPrefetcher(const BatchPrefetcher&) = delete;
+  BatchPrefetcher& operator=(const BatchPrefetcher&) = delete;
+  // Batch `number` (made now unless it was made ahead); batch number + 1 is
+  // started when `make_next`. Valid until the next call.
+  const BatchData& take(std::uint64_t number, bool make_next);
+
+ private:
+  BatchSampler& sampler_;
+  const SampleStore& store_;
+  std::uint64_t begin_, end_;
+  BatchData buffers_[2];
+  int current_ = 0;
+  std::future<void> ahead_;
+  std::uint64_t ahead_number_ = 0;
 };
 
 // One sample into row `row` of a batch. The value target is the game's

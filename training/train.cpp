@@ -242,7 +242,7 @@ bool TrainingRun::train_until(std::uint64_t target, const std::function<void(con
   const std::uint64_t window = window_size(total, config_.window);
   const std::uint64_t begin = total - window;
   store_.hold_from(begin);  // samples behind the window leave memory
-  BatchData batch;
+  BatchPrefetcher batches(sampler_, store_, begin, total);
   TrainProgress p;
   p.target = target;
   p.window = window;
@@ -256,7 +256,7 @@ bool TrainingRun::train_until(std::uint64_t target, const std::function<void(con
       save_checkpoint();
       return false;
     }
-    sampler_.fill(store_, begin, total, step_, batch);
+    const BatchData& batch = batches.take(step_, step_ + 1 < target);
     nn::TrainBatch b;
     b.size = batch.size;
     b.planes = batch.planes.data();
