@@ -52,6 +52,16 @@ printf '%s\n' "$moves" | grep -qx "d4d1 d5" || fail "moves: withdrawal d4d1 d5 m
 printf '%s\n' "$moves" | grep -qx "xb2 -" || fail "moves: removal xb2 missing"
 [ "$moves" = "$(printf '%s\n' "$moves" | LC_ALL=C sort)" ] || fail "moves: not sorted"
 
+# Under king capture a taken king is the game's end: White's pawn stays, yet
+# 'moves' lists nothing and perft counts nothing past it.
+taken="8/8/8/8/8/8/k7/7P w 0 1"
+expect_output "moves after a king is taken" "" moves --rules zillions --fen "$taken"
+expect_output "perft after a king is taken" "nodes 0" perft --depth 2 --rules zillions --fen "$taken"
+divide=$("$ultima" perft --depth 2 --divide --rules zillions --fen "8/8/8/8/8/1k6/K7/7P b 0 1" 2>/dev/null)
+printf '%s\n' "$divide" | grep -qx "b3a2: 0" || fail "divide: king capture b3a2 not 0 in [$divide]"
+printf '%s\n' "$divide" | grep -qx "b3b2: 19" || fail "divide: b3b2 not 19 in [$divide]"
+expect_error "Black has no king yet White is to move" moves --rules zillions --fen "8/8/8/8/8/8/P7/3K4 w 0 1"
+
 expect_error "unknown piece letter" perft --depth 1 --fen "4k3/8/8/8/8/8/8/3Q4 w 0 1"
 expect_error "no side to move" moves --fen "4k3/8/8/8/8/8/8/3K4"
 expect_error "unknown rule preset 'nope'" perft --depth 1 --rules nope
