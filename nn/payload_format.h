@@ -57,14 +57,22 @@ inline std::vector<Record> read_records(const char* data, std::size_t size) {
       throw std::runtime_error("tensor '" + std::string(r.name) + "' has an unknown type " + std::to_string(type));
     r.type = Type(type);
     const std::uint8_t dims = get(std::uint8_t{}, "a tensor shape");
-    std::int64_t numel = 1;
+    const std::size_t element = r.type == kInt64 ? 8 : 4;
+    // The element count is kept within what the payload could hold at every
+    // step, so crafted sizes cannot wrap it round to a small number (a file
+    // with a valid checksum is not a trusted one).
+    std::uint64_t numel = 1;
     for (int d = 0; d < dims; ++d) {
-      r.sizes.push_back(get(std::int64_t{}, "a tensor shape"));
-      if (r.sizes.back() < 0 || r.sizes.back() > (std::int64_t{1} << 32))
-        throw std::runtime_error("tensor '" + std::string(r.name) + "' has a bad size");
-      numel *= r.sizes.back();
+      const std::int64_t extent = get(std::int64_t{}, "a tensor shape");
+      if (extent < 0)
+        throw std::runtime_error("tensor '" + std::string(r.name) + "' has a negative size " + std::to_string(extent));
+      r.sizes.push_back(extent);
+      if (extent != 0 && numel > size / element / static_cast<std::uint64_t>(extent))
+        throw std::runtime_error("tensor '" + std::string(r.name) + "' has more elements than the " +
+                                 std::to_string(size) + " bytes of weights hold (truncated or damaged)");
+      numel *= static_cast<std::uint64_t>(extent);
     }
-    r.data_bytes = static_cast<std::size_t>(numel) * (r.type == kInt64 ? 8 : 4);
+    r.data_bytes = static_cast<std::size_t>(numel) * element;
     r.data_at = take(r.data_bytes, "a tensor's data");
     records.push_back(std::move(r));
   }

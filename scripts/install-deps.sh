@@ -9,8 +9,9 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 PACKAGES=(
   # toolchain
   build-essential cmake ninja-build pkg-config git ca-certificates
-  # tests and benchmarks
-  libgtest-dev libgmock-dev libbenchmark-dev
+  # tests and benchmarks; clang and its runtime for the libFuzzer programs
+  # (scripts/fuzz.sh)
+  libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-14-dev
   # command line, logging, config, data
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libyaml-cpp-dev libzstd-dev
   # numerics and the LibTorch stack; libopenblas0-openmp keeps LibTorch off

@@ -23,12 +23,6 @@ constexpr const char* kCheckpointMagic = "ULTIMA-CKPT";
 constexpr const char* kMetricsHeader =
     "unix_time,step,lr,loss_total,loss_policy,loss_value,loss_moves_left,samples_per_s,window,total_samples";
 
-struct Checkpoint {
-  std::uint64_t step = 0;
-  std::vector<char> state;
-  std::vector<char> average;
-};
-
 std::string arch_fields(const nn::NetArchitecture& a) {
   std::ostringstream out;
   out << a.input_planes << ' ' << a.policy_planes << ' ' << a.blocks << ' ' << a.channels << ' ' << a.se_channels
@@ -37,11 +31,12 @@ std::string arch_fields(const nn::NetArchitecture& a) {
   return out.str();
 }
 
-Checkpoint read_checkpoint(const std::string& path, const nn::NetArchitecture& arch) {
-  const std::string bytes = ultima::read_file(path);
+}  // namespace
+
+Checkpoint parse_checkpoint(std::string_view bytes, const std::string& path, const nn::NetArchitecture& arch) {
   const std::size_t end = bytes.find("\n\n");
   if (end == std::string::npos) throw std::runtime_error(path + ": not a checkpoint (no header)");
-  std::istringstream header(bytes.substr(0, end));
+  std::istringstream header(std::string(bytes.substr(0, end)));
   std::string magic, line;
   int version = 0;
   header >> magic >> version;
@@ -72,6 +67,12 @@ Checkpoint read_checkpoint(const std::string& path, const nn::NetArchitecture& a
   c.state.assign(first, first + static_cast<std::ptrdiff_t>(size));
   c.average.assign(first + static_cast<std::ptrdiff_t>(size), bytes.end());
   return c;
+}
+
+namespace {
+
+Checkpoint read_checkpoint(const std::string& path, const nn::NetArchitecture& arch) {
+  return parse_checkpoint(ultima::read_file(path), path, arch);
 }
 
 std::vector<std::pair<std::uint64_t, std::string>> list_checkpoints(const selfplay::RunDir& run) {

@@ -14,6 +14,8 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "nn/data/run_dir.h"
 #include "nn/network.h"
@@ -109,5 +111,14 @@ class TrainingRun {
 // step, architecture, state size, average size and FNV-1a checksum), the
 // state blob and the weights' moving average (with ema_halflife).
 std::string checkpoint_path(const selfplay::RunDir& run, std::uint64_t step);
+
+struct Checkpoint {
+  std::uint64_t step = 0;
+  std::vector<char> state;
+  std::vector<char> average;
+};
+// A checkpoint file's bytes, checked against `arch`; throws
+// std::runtime_error naming `path` and the problem.
+Checkpoint parse_checkpoint(std::string_view bytes, const std::string& path, const nn::NetArchitecture& arch);
 
 }  // namespace ultima::training

@@ -102,6 +102,7 @@ class MatchRunner {
       result.pairs.add(result.games[i].player1_points() + result.games[i + 1].player1_points());
     result.sprt = sprt_;
     result.stopped_by_sprt = sprt_stop_at_ >= 0;
+    result.stopped = outside_stop() && sprt_stop_at_ < 0 && counted < config_.games;
     if (!config_.record_path.empty()) {
       std::vector<GameRecord> records;
       for (const MatchGame& g : result.games) records.push_back(g.record);
@@ -118,6 +119,9 @@ class MatchRunner {
   double elapsed() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   }
+
+  bool outside_stop() const { return config_.stop && config_.stop->load(std::memory_order_relaxed); }
+  bool stopping() const { return stop_ || outside_stop(); }
 
   void fail(const std::string& message) {
     std::lock_guard lock(mutex_);
@@ -149,7 +153,7 @@ class MatchRunner {
           name2_ = name2;
         }
       }
-      while (!stop_) {
+      while (!stopping()) {
         const int index = next_game_++;
         if (index >= config_.games) break;
         std::optional<MatchGame> game = play_game(index, *p1, *p2, name1, name2);
@@ -207,7 +211,7 @@ class MatchRunner {
         record.termination = kMaxPliesTermination;
         break;
       }
-      if (stop_) return std::nullopt;
+      if (stopping()) return std::nullopt;
       const Color side = pos.side_to_move();
       const bool player1_moves = (side == kWhite) == game.player1_white;
       Player& mover = player1_moves ? p1 : p2;

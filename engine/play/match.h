@@ -8,6 +8,7 @@
 // gives the same games and the same records whatever the concurrency.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -55,6 +56,10 @@ struct MatchConfig {
   std::string record_path;
   int record_every = 0;
   std::string event = "ultima match";
+  // Set from outside (a signal handler, the loop), it ends the match before
+  // the next move of every game; the games not finished are dropped. May be
+  // null.
+  const std::atomic<bool>* stop = nullptr;
   std::string site = "?";
   std::string date = "????.??.??";
 };
@@ -98,6 +103,9 @@ struct MatchResult {
   PairCounts pairs;  // complete pairs among the counted games
   std::optional<SprtState> sprt;
   bool stopped_by_sprt = false;
+  // The outside stop ended it: `games` holds only the games 0..k-1 that
+  // finished, and the match is not complete.
+  bool stopped = false;
   double seconds = 0;
 };
 

@@ -176,6 +176,10 @@ void for_each_pseudo_legal(const Position& pos, Emit&& emit, Removal&& removal) 
   ctx.leaper_single = rules.leaper == LeaperRule::kSingle;
   ctx.chameleon_shape = rules.chameleon == ChameleonRule::kShape;
 
+  // A king gone (king-capture objective only) is the game's end: nothing
+  // moves after it, so move lists and perft stop there.
+  if (!b.kind[kWhite][kKing] || !b.kind[kBlack][kKing]) return;
+
   const Bitboard frozen = frozen_pieces(b, ctx.us, rules);
   const Bitboard occupied = b.occupied;
   const auto& own = b.kind[ctx.us];
@@ -279,7 +283,11 @@ bool has_legal_move(const Position& pos) {
 GameStatus game_status(const Position& pos) {
   const Color us = pos.side_to_move();
   const Outcome we_lose = us == kWhite ? Outcome::kBlackWins : Outcome::kWhiteWins;
+  const Outcome we_win = us == kWhite ? Outcome::kWhiteWins : Outcome::kBlackWins;
   if (pos.king_square(us) == kNoSquare) return {we_lose, Termination::kKingCaptured};
+  // The mover takes a king, so the kingless side is always the one to move;
+  // from_fen refuses the other case, and this keeps the result right anyway.
+  if (pos.king_square(~us) == kNoSquare) return {we_win, Termination::kKingCaptured};
   if (!has_legal_move(pos)) {
     if (pos.in_check()) return {we_lose, Termination::kCheckmate};
     if (pos.rules().stalemate == StalemateRule::kDraw) return {Outcome::kDraw, Termination::kStalemate};

@@ -36,7 +36,9 @@ class MoveList {
 };
 
 // Every move of the side to move that the movement and capture rules allow,
-// removals included, whether or not it leaves its own king in check.
+// removals included, whether or not it leaves its own king in check. A
+// position with a king gone (king-capture objective) is the game's end and
+// has no moves; so do the legal lists, counts and perft below.
 void generate_pseudo_legal(const Position& pos, MoveList& list);
 // The legal moves: pseudo-legal ones that leave the mover's king safe
 // (all pseudo-legal moves under the king-capture objective).

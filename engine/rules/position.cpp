@@ -178,6 +178,12 @@ Position Position::from_fen(std::string_view fen, const Rules& rules) {
     pos.fullmove_number_ = parse_counter(fields[counters + 1], "move number", 1);
   }
 
+  // A king is taken by the side that moves, so in a game's final position the
+  // kingless side is the one to move.
+  if (pos.king_square(~pos.side_) == kNoSquare)
+    throw FenError(std::string("FEN position is illegal: ") +
+                   (pos.side_ == kWhite ? "Black has no king yet White" : "White has no king yet Black") +
+                   " is to move (the side whose king was taken moves next)");
   if (rules.objective == Objective::kCheckmate && pos.in_check(~pos.side_))
     throw FenError(std::string("FEN position is illegal: the side not to move (") +
                    (pos.side_ == kWhite ? "Black" : "White") + ") is in check");

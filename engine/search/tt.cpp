@@ -19,7 +19,7 @@ void TranspositionTable::clear() {
     e.check.store(0, std::memory_order_relaxed);
     e.data.store(0, std::memory_order_relaxed);
   }
-  generation_ = 0;
+  generation_.store(0, std::memory_order_relaxed);
 }
 
 std::uint64_t TranspositionTable::pack(const TTData& d, std::uint8_t generation) {
@@ -60,10 +60,11 @@ void TranspositionTable::store(std::uint64_t key, const TTData& d) {
   const int old_generation = (old >> 58) & 0x3F;
   // The depth-preferred slot takes this entry when it is as deep, or the
   // slot's entry is stale or the same position.
-  Entry& slot = (same_key || d.depth >= old_depth || old_generation != (generation_ & 0x3F) || old == 0)
+  const std::uint8_t generation = generation_.load(std::memory_order_relaxed);
+  Entry& slot = (same_key || d.depth >= old_depth || old_generation != (generation & 0x3F) || old == 0)
                     ? deep
                     : entries_[base + 1];
-  const std::uint64_t data = pack(d, generation_);
+  const std::uint64_t data = pack(d, generation);
   slot.data.store(data, std::memory_order_relaxed);
   slot.check.store(key ^ data, std::memory_order_relaxed);
 }
@@ -73,7 +74,7 @@ int TranspositionTable::hashfull() const {
   int used = 0;
   for (std::size_t i = 0; i < sample; ++i) {
     const std::uint64_t data = entries_[i].data.load(std::memory_order_relaxed);
-    used += data != 0 && ((data >> 58) & 0x3F) == (generation_ & 0x3F);
+    used += data != 0 && ((data >> 58) & 0x3F) == (generation_.load(std::memory_order_relaxed) & 0x3F);
   }
   return static_cast<int>(used * 1000 / sample);
 }

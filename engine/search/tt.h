@@ -25,7 +25,9 @@ class TranspositionTable {
   explicit TranspositionTable(std::size_t megabytes = 16) { resize(megabytes); }
   void resize(std::size_t megabytes);
   void clear();
-  void new_search() { generation_ = (generation_ + 1) & 0xFF; }
+  // Every search thread calls this at each iteration, so the generation is
+  // atomic (relaxed: it only ages entries, and a lost increment is harmless).
+  void new_search() { generation_.fetch_add(1, std::memory_order_relaxed); }
 
   bool probe(std::uint64_t key, TTData& out) const;
   void store(std::uint64_t key, const TTData& data);
@@ -45,7 +47,7 @@ class TranspositionTable {
   std::vector<Entry> entries_;
   std::uint64_t bucket_mask_ = 0;
   std::size_t megabytes_ = 0;
-  std::uint8_t generation_ = 0;
+  std::atomic<std::uint8_t> generation_{0};  // wraps at 256, as before
 };
 
 }  // namespace ultima

@@ -589,7 +589,9 @@ TEST(MctsLimits, PlayoutsTimeStopAndTreeSize) {
   const MctsResult t = mcts.search(timed);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_GT(t.playouts, 0u);
-  EXPECT_LT(seconds, 2.0);
+  // Ended by the clock, whatever the machine's speed: not before the time
+  // was up. One that ignored it would run until ctest's timeout.
+  EXPECT_GE(seconds, 0.1);
   EXPECT_GT(t.playouts_per_second, 0);
 
   mcts.clear();

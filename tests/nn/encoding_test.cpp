@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "nn/batching_evaluator.h"
+#include "nn/payload_format.h"
 #include "nn/config.h"
 #include "nn/encoding.h"
 #include "nn/model_file.h"
@@ -357,6 +358,57 @@ std::vector<char> tiny_payload(const float (&w)[4], std::int64_t n, const std::s
   b += '\0';  // a scalar
   put(&n, 8);
   return std::vector<char>(b.begin(), b.end());
+}
+
+// One float tensor named "w" with the given sizes and no data at all.
+std::vector<char> payload_claiming(const std::vector<std::int64_t>& sizes) {
+  std::string b = "UNT1";
+  auto put = [&](const void* p, std::size_t size) { b.append(static_cast<const char*>(p), size); };
+  const std::uint32_t count = 1;
+  put(&count, 4);
+  const std::uint16_t name = 1;
+  put(&name, 2);
+  b += "w";
+  b += '\0';  // float32
+  b += static_cast<char>(sizes.size());
+  for (const std::int64_t s : sizes) put(&s, 8);
+  return std::vector<char>(b.begin(), b.end());
+}
+
+std::string records_error(const std::vector<char>& bytes) {
+  try {
+    payload::read_records(bytes.data(), bytes.size());
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(NnPayload, ElementCountsThatWouldWrapAreRefused) {
+  // 2^32 * 2^32 elements wrap a 64-bit count round to 0, so such a tensor
+  // once passed as holding no data at all, and the network module then
+  // copied 2^64 elements out of nothing.
+  const std::int64_t big = std::int64_t{1} << 32;
+  for (const auto& sizes : std::vector<std::vector<std::int64_t>>{
+           {big, big}, {big / 2, big / 2, 4}, {big, 1, big}, {1 << 20, 1 << 20, 1 << 20, 1 << 4}}) {
+    const std::string error = records_error(payload_claiming(sizes));
+    EXPECT_NE(error.find("tensor 'w' has more elements than the"), std::string::npos) << error;
+  }
+  EXPECT_NE(records_error(payload_claiming({-1, 4})).find("negative size -1"), std::string::npos);
+  // An empty tensor is well formed, and a plain short one is a truncation.
+  EXPECT_EQ(records_error(payload_claiming({0, big})), "no error");
+  EXPECT_EQ(payload::read_records(payload_claiming({0, big}).data(), payload_claiming({0, big}).size())[0].data_bytes,
+            0u);
+  EXPECT_NE(records_error(payload_claiming({2})).find("truncated"), std::string::npos);
+  std::vector<char> one = payload_claiming({1});
+  one.resize(one.size() + 3);
+  EXPECT_NE(records_error(one).find("truncated"), std::string::npos);
+  one.resize(one.size() + 1);
+  EXPECT_EQ(records_error(one), "no error");
+  // The program reads payloads too (the weights' moving average): the same
+  // refusal, as a model file error.
+  std::vector<char> average = payload_claiming({big, big});
+  EXPECT_THROW(blend_payloads(average, payload_claiming({big, big}), 0.5), ModelFileError);
 }
 
 TEST(NnModelFile, BlendingMovesFloatTensorsAndCopiesCounters) {

@@ -5,6 +5,7 @@
 // needs the network module: the tiny loop's end-to-end test covers it.)
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <memory>
@@ -44,7 +45,7 @@ RunConfig small_config(const std::string& extra = "") {
       "selfplay:\n  games_per_generation: 4\n  parallel_games: 2\n  games_per_shard: 2\n  full_playouts: 8\n"
       "  cheap_playouts: 4\n  batch: 4\n  max_plies: 40\n"
       "evaluation:\n  playouts: 8\n  batch: 4\n  games_vs_best: 4\n  games_vs_initial: 2\n"
-      "  levels: [novice]\n  games_per_level: 2\n  concurrency: 1\n  max_plies: 40\n  promotion: gating\n" +
+      "  levels: [novice]\n  games_per_level: 2\n  concurrency: 1\n  max_plies: 40\n" +
           extra,
       "test");
 }
@@ -88,7 +89,7 @@ TEST(LoopEvaluationStage, PlaysEachMatchAndGatesOnTheScore) {
   const selfplay::RunDir run(dir.path());
   // The candidate (model 2) plays almost at random: it cannot reach a gate
   // of 1.0 against the material evaluator.
-  const RunConfig config = small_config("  gate_score: 1.0\n");
+  const RunConfig config = small_config("  gate_score: 1.0\n  promotion: gating\n");
   Models models;
   models.weak = 2;
   EvaluationStage stage(run, config, models.function());
@@ -104,6 +105,59 @@ TEST(LoopEvaluationStage, PlaysEachMatchAndGatesOnTheScore) {
   // Each match's games are kept.
   EXPECT_EQ(read_pgn_file(run.path("games/eval-gen0002-vs-best.pgn")).size(), 4u);
   EXPECT_EQ(read_pgn_file(run.path("games/eval-gen0002-vs-novice.pgn")).size(), 2u);
+}
+
+// The material evaluator, setting `stop` at its N-th call.
+class StoppingEvaluator : public MaterialEvaluator {
+ public:
+  StoppingEvaluator(std::atomic<int>& calls, int stop_at, std::atomic<bool>& stop)
+      : calls_(calls), stop_at_(stop_at), stop_(stop) {}
+  void evaluate(std::span<const EvalInput> inputs, std::span<EvalOutput> outputs) override {
+    if (++calls_ == stop_at_) stop_ = true;
+    MaterialEvaluator::evaluate(inputs, outputs);
+  }
+
+ private:
+  std::atomic<int>& calls_;
+  int stop_at_;
+  std::atomic<bool>& stop_;
+};
+
+TEST(LoopEvaluationStage, AStopEndsItDuringAMatch) {
+  // The stop comes in the first match (vs best): that match ends at the
+  // next move, and neither model 0 nor a level is played.
+  const TempDir dir("stage-eval-stop");
+  const selfplay::RunDir run(dir.path());
+  const RunConfig config = small_config("  promotion: continuous\n");
+  std::atomic<bool> stop{false};
+  std::atomic<int> calls{0};
+  std::set<std::uint64_t> asked;
+  std::mutex mutex;
+  EvaluationStage stage(run, config,
+                        [&](std::uint64_t version) -> std::shared_ptr<Evaluator> {
+                          std::lock_guard<std::mutex> lock(mutex);
+                          asked.insert(version);
+                          return std::make_shared<StoppingEvaluator>(calls, 20, stop);
+                        },
+                        &stop);
+  const EvaluationOutcome out = stage.run(2, 2, 1);
+  EXPECT_TRUE(stop.load());
+  EXPECT_TRUE(out.stopped);
+  EXPECT_FALSE(out.promoted);  // even under continuous promotion
+  EXPECT_LT(out.vs_best.wdl.games(), 4);
+  EXPECT_EQ(out.vs_initial.wdl.games(), 0);
+  for (const MatchOutcome& level : out.vs_levels) EXPECT_EQ(level.wdl.games(), 0);
+  EXPECT_EQ(asked, (std::set<std::uint64_t>{1, 2}));
+  EXPECT_FALSE(std::filesystem::exists(run.path("games/eval-gen0002-vs-novice.pgn")));
+
+  // The same stage with the flag never set plays everything (the control).
+  std::atomic<bool> never{false};
+  EvaluationStage whole(run, config, [&](std::uint64_t) { return std::make_shared<MaterialEvaluator>(); }, &never);
+  const EvaluationOutcome done = whole.run(2, 2, 1);
+  EXPECT_FALSE(done.stopped);
+  EXPECT_TRUE(done.promoted);
+  EXPECT_EQ(done.vs_best.wdl.games(), 4);
+  EXPECT_EQ(done.vs_levels.at(0).wdl.games(), 2);
 }
 
 TEST(LoopEvaluationStage, ContinuousPromotesAndEmptyMatchesAreSkipped) {

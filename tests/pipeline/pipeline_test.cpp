@@ -813,6 +813,87 @@ SelfPlayJob job_of(int games) {
   return job;
 }
 
+// An evaluator sure that one colour is lost: uniform priors, and a value of
+// a near-certain loss whenever that colour is to move (a near-certain win
+// for the other), so only that colour's searches fall below the threshold.
+class OneSideLostEvaluator : public Evaluator {
+ public:
+  explicit OneSideLostEvaluator(Color loser) : loser_(loser) {}
+  void evaluate(std::span<const EvalInput> inputs, std::span<EvalOutput> outputs) override {
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      const int n = inputs[i].moves->size();
+      outputs[i].policy.assign(static_cast<std::size_t>(n), n ? 1.0f / n : 0.0f);
+      const bool losing = inputs[i].position->side_to_move() == loser_;
+      outputs[i].win = losing ? 0.0f : 0.99f;
+      outputs[i].draw = 0.01f;
+      outputs[i].loss = losing ? 0.99f : 0.0f;
+    }
+  }
+  std::string name() const override { return "one side lost"; }
+
+ private:
+  Color loser_;
+};
+
+TEST(SelfPlayGame, TheSideThatSeesItselfLostResigns) {
+  SelfPlayConfig config = resigning_selfplay();
+  config.resign_consecutive = 2;
+  for (const Color loser : {kWhite, kBlack}) {
+    SCOPED_TRACE(loser == kWhite ? "White lost" : "Black lost");
+    const SelfPlayGame game = play_selfplay_game(config, std::make_shared<OneSideLostEvaluator>(loser), 5, 0);
+    check_game(game, config);
+    ASSERT_TRUE(game.resigned);
+    EXPECT_EQ(game.record.termination, "resignation");
+    EXPECT_EQ(game.record.result, loser == kWhite ? Outcome::kBlackWins : Outcome::kWhiteWins);
+    // It resigns on its second move, instead of playing it: White after
+    // one move each (2 plies), Black after two of White's and one of its own.
+    EXPECT_EQ(game.record.moves.size(), loser == kWhite ? 2u : 3u);
+    EXPECT_EQ(final_position(game.record).side_to_move(), loser);
+    for (const Sample& s : game.samples)
+      EXPECT_EQ(s.result, (s.white_to_move == 1) == (loser == kWhite) ? -1 : 1) << "ply " << s.ply;
+  }
+}
+
+TEST(SelfPlayGame, AFalseResignationIsCountedAsOne) {
+  // White would resign, but in a no-resign game it plays on and the game
+  // is cut without a result (no adjudication): White did not lose.
+  SelfPlayConfig config = resigning_selfplay();
+  config.no_resign_share = 1;
+  config.max_plies = 8;
+  config.adjudicate_cp = 0;
+  const SelfPlayGame game = play_selfplay_game(config, std::make_shared<OneSideLostEvaluator>(kWhite), 5, 0);
+  check_game(game, config);
+  EXPECT_TRUE(game.no_resign);
+  EXPECT_FALSE(game.resigned);
+  EXPECT_TRUE(game.cut);
+  EXPECT_TRUE(game.would_resign);
+  EXPECT_TRUE(game.false_resign);
+
+  // The same through a worker: every game counts in the statistics and
+  // the false-resign rate.
+  TempDir dir("sp-false-resign");
+  const RunDir run(dir.path());
+  SelfPlayJob job = job_of(4);
+  job.evaluator = std::make_shared<OneSideLostEvaluator>(kWhite);
+  const SelfPlayStats stats = run_selfplay(run, config, job);
+  EXPECT_EQ(stats.games, 4);
+  EXPECT_EQ(stats.no_resign_games, 4);
+  EXPECT_EQ(stats.would_resign, 4);
+  EXPECT_EQ(stats.false_resign, 4);
+  EXPECT_DOUBLE_EQ(stats.false_resign_rate(), 1.0);
+  EXPECT_EQ(stats.resigned, 0);
+
+  // With resignation allowed the same games end at once, all won by Black,
+  // and none is counted as a false resignation.
+  config.no_resign_share = 0;
+  TempDir dir2("sp-true-resign");
+  const SelfPlayStats resigning = run_selfplay(RunDir(dir2.path()), config, job);
+  EXPECT_EQ(resigning.resigned, 4);
+  EXPECT_EQ(resigning.black_wins, 4);
+  EXPECT_EQ(resigning.would_resign, 0);
+  EXPECT_EQ(resigning.false_resign, 0);
+}
+
 TEST(RunSelfPlay, StoppedThenResumedEqualsAnUninterruptedRun) {
   SelfPlayConfig config = tiny_selfplay();
   config.parallel_games = 1;
@@ -1274,6 +1355,7 @@ TEST(RunConfig, RenamedKeysOfOldRunDirectoriesAreStillRead) {
 TEST(RunConfig, BadKeysAndValuesAreErrorsNamingTheKey) {
   EXPECT_NO_THROW(loop::RunConfig::parse("name: x\n", "test.yaml"));
   expect_config_error("name: x\nbogus_key: 3\n", "bogus_key");
+  expect_config_error("selfplay:\n  batch: 4\n  batch: 5\n", "selfplay.batch is given twice");
   expect_config_error("selfplay:\n  parallel_games: 2\n  bogus_inner: 1\n", "selfplay.bogus_inner");
   expect_config_error("selfplay:\n  parallel_games: many\n", "selfplay.parallel_games");
   expect_config_error("evaluation:\n  promotion: sometimes\n", "evaluation.promotion");

@@ -298,6 +298,72 @@ TEST(Match, ReportsProgressOncePerGame) {
   for (int i = 0; i < 10; ++i) EXPECT_EQ(done[i], i + 1);
 }
 
+// A random mover that sets `stop` on its N-th move of the match (counting
+// both players' moves together through `calls`).
+class StoppingPlayer : public Player {
+ public:
+  StoppingPlayer(std::atomic<int>& calls, int stop_at, std::atomic<bool>& stop)
+      : calls_(calls), stop_at_(stop_at), stop_(stop) {}
+  std::string name() const override { return "stopper"; }
+  MoveChoice choose(Position& pos, std::uint64_t seed) override {
+    if (++calls_ == stop_at_) stop_ = true;
+    return random_.choose(pos, seed);
+  }
+
+ private:
+  std::atomic<int>& calls_;
+  int stop_at_;
+  std::atomic<bool>& stop_;
+  RandomPlayer random_;
+};
+
+TEST(Match, AnOutsideStopEndsItBeforeTheNextMove) {
+  for (const int stop_at : {0, 1, 25, 150}) {
+    SCOPED_TRACE("stop at move " + std::to_string(stop_at));
+    std::atomic<bool> stop{stop_at == 0};
+    std::atomic<int> calls{0};
+    const PlayerFactory players = [&] { return std::make_unique<StoppingPlayer>(calls, stop_at, stop); };
+    MatchConfig c = small_match();
+    c.stop = &stop;
+    const MatchResult r = play_match(players, players, c);
+    EXPECT_TRUE(r.stopped);
+    // No move is asked for after the stop, and the game it fell in is
+    // dropped: only whole games count.
+    EXPECT_EQ(calls.load(), stop_at);
+    EXPECT_LT(r.games.size(), 10u);
+    EXPECT_EQ(r.results.games(), static_cast<int>(r.games.size()));
+    int moves = 0;
+    for (const MatchGame& g : r.games) {
+      EXPECT_NE(g.record.result, Outcome::kOngoing);
+      moves += static_cast<int>(g.record.moves.size()) - g.record.opening_plies;
+    }
+    EXPECT_LE(moves, stop_at);
+  }
+  // The control: a flag never set changes nothing.
+  std::atomic<bool> never{false};
+  MatchConfig c = small_match();
+  c.stop = &never;
+  c.concurrency = 2;
+  const MatchResult whole = play_match(random_players(), random_players(), c);
+  EXPECT_FALSE(whole.stopped);
+  EXPECT_EQ(whole.games.size(), 10u);
+}
+
+TEST(Match, AnOutsideStopEndsEveryWorker) {
+  std::atomic<bool> stop{false};
+  std::atomic<int> calls{0};
+  const PlayerFactory players = [&] { return std::make_unique<StoppingPlayer>(calls, 40, stop); };
+  MatchConfig c = small_match();
+  c.concurrency = 3;
+  c.stop = &stop;
+  const MatchResult r = play_match(players, players, c);
+  EXPECT_TRUE(r.stopped);
+  // Each of the other two workers may have been past its check already.
+  EXPECT_GE(calls.load(), 40);
+  EXPECT_LE(calls.load(), 42);
+  EXPECT_LT(r.games.size(), 10u);
+}
+
 // Takes the king when it can, else the move capturing most, else a random
 // move: far stronger than the random mover under the king-capture objective.
 class KingHunter : public Player {

@@ -23,6 +23,27 @@ TEST(Perft, ZillionsDepth4LetsKingsStepIntoLeaperLines) {
   EXPECT_EQ(perft_of("zillions", 4), 1850197u);
 }
 
+TEST(Perft, KingCaptureCountsNothingPastATakenKing) {
+  // zillions, Ka1 Ph1 against kb3: after Ka1-a2 Black's king may take it on
+  // a2. Below that move perft finds nothing, though White's pawn could still
+  // move; below every other Black move it finds White's replies.
+  Position pos = Position::from_fen("8/8/8/8/8/1k6/8/K6P w 0 1", Rules::preset("zillions"));
+  pos.make(parse_move(pos, "a1a2"));
+  bool saw_capture = false;
+  for (const DivideEntry& e : perft_divide(pos, 2)) {
+    if (to_coordinate(e.move) == "b3a2") {
+      saw_capture = true;
+      EXPECT_EQ(e.nodes, 0u);
+    } else {
+      EXPECT_GT(e.nodes, 0u) << to_coordinate(e.move);
+    }
+  }
+  EXPECT_TRUE(saw_capture);
+  pos.make(parse_move(pos, "b3a2"));
+  for (int depth = 1; depth <= 3; ++depth) EXPECT_EQ(perft(pos, depth), 0u) << depth;
+  EXPECT_EQ(perft(pos, 0), 1u);  // the final position itself
+}
+
 TEST(Perft, Abbott1962Depth3) { EXPECT_EQ(perft_of("abbott1962", 3), 42738u); }
 
 TEST(Perft, DivideSumsToPerftAndLeavesPositionUnchanged) {

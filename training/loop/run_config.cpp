@@ -47,6 +47,12 @@ class Section {
   Section(const YAML::Node& node, std::string path, const std::string& source)
       : node_(node), path_(std::move(path)), source_(source) {
     if (node_ && !node_.IsMap()) fail(path_.empty() ? "the file is not a mapping" : "is not a mapping");
+    // YAML keeps one of two equal keys without a word: refuse them instead.
+    std::set<std::string> seen;
+    if (node_)
+      for (const auto& item : node_)
+        if (!seen.insert(item.first.as<std::string>()).second)
+          fail_key(item.first.as<std::string>().c_str(), "is given twice");
   }
   template <typename T>
   void get(const char* key, T& value) {

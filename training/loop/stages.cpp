@@ -66,6 +66,7 @@ SelfPlayOutcome SelfPlayStage::run(int generation, std::uint64_t best) {
   job.seed = config_.seed * 7919 + static_cast<std::uint64_t>(generation);
   job.evaluator = models_(best);
   job.player_name = "ultima model " + std::to_string(best);
+  spdlog::info("gen {} selfplay begins: {} games with model {}", generation, job.games, best);
   auto last_report = Clock::now();
   const int max_plies = config_.selfplay.max_plies;
   out.stats = selfplay::run_selfplay(
@@ -142,13 +143,18 @@ TrainSummary TrainStage::summary() {
 
 // --- evaluation
 
-EvaluationStage::EvaluationStage(const selfplay::RunDir& run, const RunConfig& config, ModelEvaluators models)
-    : run_(run), config_(config), models_(std::move(models)) {}
+EvaluationStage::EvaluationStage(const selfplay::RunDir& run, const RunConfig& config, ModelEvaluators models,
+                                 const std::atomic<bool>* stop)
+    : run_(run), config_(config), models_(std::move(models)), stop_(stop) {}
 
 MatchOutcome EvaluationStage::play(int generation, const std::string& opponent_name, const PlayerFactory& candidate,
-                                   const PlayerFactory& opponent, int games) const {
+                                   const PlayerFactory& opponent, int games, bool& stopped) const {
   MatchOutcome out;
-  if (games <= 0) return out;
+  if (games <= 0 || stopped) return out;
+  if (stop_ && *stop_) {
+    stopped = true;
+    return out;
+  }
   MatchConfig m;
   m.games = games;
   m.concurrency = config_.eval.concurrency;
@@ -159,8 +165,15 @@ MatchOutcome EvaluationStage::play(int generation, const std::string& opponent_n
   m.max_plies = config_.eval.max_plies;
   m.record_path = run_.path("games/eval-" + generation_tag(generation) + "-vs-" + opponent_name + ".pgn");
   m.event = "ultima loop evaluation, generation " + std::to_string(generation);
+  m.stop = stop_;
+  spdlog::info("gen {} eval: vs {} begins, {} games", generation, opponent_name, games);
   const auto start = Clock::now();
   const MatchResult r = play_match(candidate, opponent, m);
+  if (r.stopped) {
+    spdlog::info("gen {} eval: vs {} stopped after {} of {} games", generation, opponent_name, r.games.size(), games);
+    stopped = true;
+    return out;
+  }
   out.wdl = r.results;
   out.score = r.results.score();
   spdlog::info("gen {} eval: vs {:<12} +{} ={} -{}  score {:.1f}%  ({})", generation, opponent_name, r.results.wins,
@@ -172,19 +185,22 @@ EvaluationOutcome EvaluationStage::run(int generation, std::uint64_t candidate, 
   EvaluationOutcome out;
   const EvalConfig& eval = config_.eval;
   const PlayerFactory candidate_player = mcts_factory(models_(candidate), eval);
+  bool& stopped = out.stopped;
   if (eval.games_vs_best > 0)
-    out.vs_best = play(generation, "best", candidate_player, mcts_factory(models_(best), eval), eval.games_vs_best);
-  if (eval.games_vs_initial > 0 && !initial_) initial_ = models_(0);
+    out.vs_best = play(generation, "best", candidate_player, mcts_factory(models_(best), eval), eval.games_vs_best,
+                       stopped);
+  if (eval.games_vs_initial > 0 && !initial_ && !stopped) initial_ = models_(0);
   out.vs_initial = play(generation, "initial", candidate_player,
-                        initial_ ? mcts_factory(initial_, eval) : PlayerFactory(), eval.games_vs_initial);
+                        initial_ ? mcts_factory(initial_, eval) : PlayerFactory(), eval.games_vs_initial, stopped);
   std::vector<RatedResult> rated;
   for (const std::string& name : eval.levels) {
     const Level level = find_level(name);
     const MatchOutcome r =
-        play(generation, name, candidate_player, [name] { return make_player(name); }, eval.games_per_level);
+        play(generation, name, candidate_player, [name] { return make_player(name); }, eval.games_per_level, stopped);
     out.vs_levels.push_back(r);
     rated.push_back({static_cast<double>(level.elo), r.wdl.wins + 0.5 * r.wdl.draws, r.wdl.games()});
   }
+  if (stopped) return out;
   out.elo = rating_from_results(rated);
   out.promoted = eval.promotion == "continuous" || out.vs_best.score >= eval.gate_score;
   return out;

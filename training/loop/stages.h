@@ -91,24 +91,29 @@ struct EvaluationOutcome {
   std::vector<MatchOutcome> vs_levels;  // in the config's order of levels
   double elo = std::nan("");            // from the level matches; NaN without them
   bool promoted = false;                // the candidate becomes the best model
+  bool stopped = false;                 // the stop flag cut it short: nothing here counts
 };
 
 class EvaluationStage {
  public:
-  EvaluationStage(const selfplay::RunDir& run, const RunConfig& config, ModelEvaluators models);
+  EvaluationStage(const selfplay::RunDir& run, const RunConfig& config, ModelEvaluators models,
+                  const std::atomic<bool>* stop = nullptr);
   // Plays the candidate against model `best`, model 0 and each level (the
   // games each count asks for; a match of 0 games is skipped), writing the
   // games to DIR/games/, and decides the promotion: always under
   // `continuous`, under `gating` when it scores gate_score against the best.
+  // The stop flag ends it before the next move of every game (stopped set,
+  // no promotion).
   EvaluationOutcome run(int generation, std::uint64_t candidate, std::uint64_t best);
 
  private:
   MatchOutcome play(int generation, const std::string& opponent_name, const PlayerFactory& candidate,
-                    const PlayerFactory& opponent, int games) const;
+                    const PlayerFactory& opponent, int games, bool& stopped) const;
 
   const selfplay::RunDir& run_;
   const RunConfig& config_;
   ModelEvaluators models_;
+  const std::atomic<bool>* stop_;
   std::shared_ptr<Evaluator> initial_;  // model 0, kept across generations
 };
 

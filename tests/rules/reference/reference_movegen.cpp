@@ -358,6 +358,8 @@ bool in_check(const Board& board, bool white_king, const Rules& rules) {
 }
 
 std::vector<std::string> legal_moves(const Board& board, bool white_to_move, const Rules& rules) {
+  // Under king capture a king gone is the end of the game: no moves follow.
+  if (rules.king_capture && (find_king(board, true) < 0 || find_king(board, false) < 0)) return {};
   std::vector<Move> candidates = pseudo_moves(board, white_to_move, rules);
   if (rules.removal_allowed) {
     for (int sq = 0; sq < 64; ++sq)

@@ -1,0 +1,209 @@
+#include "fuzz_targets.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <new>
+#include <sstream>
+#include <stdexcept>
+#include <string_view>
+
+#include "engine/play/pgn.h"
+#include "engine/play/uci.h"
+#include "engine/rules/rules.h"
+#include "nn/data/sample.h"
+#include "nn/model_file.h"
+#include "nn/payload_format.h"
+#include "training/loop/run_config.h"
+#include "training/train.h"
+
+namespace ultima::fuzz {
+namespace {
+
+std::string_view text_of(const std::uint8_t* data, std::size_t size) {
+  return {reinterpret_cast<const char*>(data), size};
+}
+
+[[noreturn]] void broken(const std::string& what) {
+  std::fprintf(stderr, "fuzz: broken promise: %s\n", what.c_str());
+  std::abort();
+}
+
+// Runs `body`; the parser's documented error (`Expected`) is a fine answer
+// to bad input. Anything else escapes and libFuzzer (or the replay test)
+// reports it, except std::bad_alloc, std::length_error and
+// std::out_of_range, which say a size from the input was trusted: those
+// abort with their message.
+template <class Expected, class Body>
+void expect_only(Body&& body) {
+  try {
+    body();
+  } catch (const std::bad_alloc&) {
+    broken("bad_alloc: a size taken from the input");
+  } catch (const std::length_error& e) {
+    broken(std::string("length_error: ") + e.what());
+  } catch (const std::out_of_range& e) {
+    broken(std::string("out_of_range: ") + e.what());
+  } catch (const Expected&) {
+  }
+}
+
+// The input as a file, for the readers that take a path; one file per
+// process, rewritten for each input.
+std::string as_file(const std::uint8_t* data, std::size_t size, const char* suffix) {
+  static const std::string dir = [] {
+    const std::string d = (std::filesystem::temp_directory_path() / ("ultima-fuzz-" + std::to_string(getpid()))).string();
+    std::filesystem::create_directories(d);
+    return d;
+  }();
+  const std::string path = dir + "/input" + suffix;
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
+  out.close();
+  return path;
+}
+
+const Rules& rules_by(std::uint8_t selector) {
+  static const std::vector<Rules> presets = [] {
+    std::vector<Rules> r;
+    for (const char* name : {"abbott1963", "abbott1962", "cambridge", "boardspace", "zillions"})
+      r.push_back(Rules::preset(name));
+    return r;
+  }();
+  return presets[selector % presets.size()];
+}
+
+}  // namespace
+
+// First byte: the rule set; the rest: a FEN.
+int fen(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) return 0;
+  const Rules& rules = rules_by(data[0]);
+  const std::string text(text_of(data + 1, size - 1));
+  expect_only<FenError>([&] {
+    Position pos = Position::from_fen(text, rules);
+    const std::string written = pos.fen();
+    if (Position::from_fen(written, rules).fen() != written) broken("FEN does not read back: " + written);
+    MoveList list;
+    generate_legal(pos, list);
+    if (count_legal(pos) != list.size()) broken("count_legal differs from the list in " + written);
+    game_status(pos);
+    for (const Move& m : list) {
+      pos.make(m);
+      pos.unmake();
+    }
+    if (pos.fen() != written) broken("make/unmake changed " + written);
+  });
+  return 0;
+}
+
+// First byte: one of a few positions; the rest: a move in either form.
+int move_text(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) return 0;
+  static const char* kFens[] = {
+      "clxwkxli/pppppppp/8/8/8/8/PPPPPPPP/ILXKWXLC w 0 1",
+      "k7/8/8/3p4/3W4/8/1P6/2i4K w 0 1",
+      "8/8/8/c1PpkpP1/4X3/4w3/8/K7 w 0 1",
+      "4k3/8/2l5/8/2L1p3/8/3P4/3K4 b 0 1",
+  };
+  const std::uint8_t which = data[0] % 4;
+  const Position pos = Position::from_fen(kFens[which], which == 2 ? Rules::preset("zillions") : Rules{});
+  const std::string text(text_of(data + 1, size - 1));
+  expect_only<MoveError>([&] {
+    const Move m = parse_move(pos, text);
+    MoveList list;
+    generate_legal(pos, list);
+    bool found = false;
+    for (const Move& legal : list) found |= legal == m;
+    if (!found) broken("parse_move gave an illegal move for '" + text + "'");
+    if (!(parse_move(pos, to_coordinate(m)) == m)) broken("coordinate text does not read back");
+  });
+  return 0;
+}
+
+// UCI commands as a GUI would send them; searches are cut short by the end
+// of the input.
+int uci_lines(const std::uint8_t* data, std::size_t size) {
+  std::string text(text_of(data, size));
+  // Keep each input quick: no network files, no long fixed-depth searches.
+  for (const char* slow : {"WeightsFile", "weights=", "Backend"})
+    if (text.find(slow) != std::string::npos) return 0;
+  std::istringstream in(text);
+  std::ostringstream out;
+  run_uci(in, out);
+  return 0;
+}
+
+int pgn(const std::uint8_t* data, std::size_t size) {
+  expect_only<PgnError>([&] {
+    for (const GameRecord& r : read_pgn(text_of(data, size))) {
+      const std::string written = write_pgn(r);
+      if (read_pgn(written).size() != 1) broken("a written record does not read back as one game");
+    }
+  });
+  return 0;
+}
+
+int run_config(const std::uint8_t* data, std::size_t size) {
+  // RunConfig::parse names a bad key or value with std::invalid_argument;
+  // YAML syntax errors come as yaml-cpp's exceptions (runtime errors).
+  expect_only<std::invalid_argument>([&] {
+    try {
+      const loop::RunConfig c = loop::RunConfig::parse(std::string(text_of(data, size)), "fuzz");
+      const loop::RunConfig again = loop::RunConfig::parse(c.to_yaml(), "fuzz again");
+      if (!c.differing_keys(again).empty()) broken("a config does not read back from its own YAML");
+    } catch (const std::runtime_error&) {
+    }
+  });
+  return 0;
+}
+
+int model_file(const std::uint8_t* data, std::size_t size) {
+  const std::string path = as_file(data, size, ".unn");
+  expect_only<nn::ModelFileError>([&] {
+    const nn::ModelFile file = nn::read_model_file(path);
+    try {
+      for (const nn::payload::Record& r : nn::payload::read_records(file.payload.data(), file.payload.size()))
+        if (r.data_at + r.data_bytes > file.payload.size()) broken("a tensor's data lies past the payload");
+    } catch (const std::runtime_error&) {
+    }
+  });
+  return 0;
+}
+
+int checkpoint(const std::uint8_t* data, std::size_t size) {
+  nn::NetArchitecture arch;
+  arch.input_planes = 1;
+  arch.policy_planes = 1;
+  expect_only<std::runtime_error>([&] {
+    const training::Checkpoint c = training::parse_checkpoint(text_of(data, size), "fuzz.ckpt", arch);
+    if (c.state.size() + c.average.size() > size) broken("a checkpoint larger than its file");
+  });
+  return 0;
+}
+
+int sample_shard(const std::uint8_t* data, std::size_t size) {
+  const std::string path = as_file(data, size, ".shard");
+  expect_only<selfplay::ShardError>([&] { selfplay::read_shard(path); });
+  return 0;
+}
+
+const std::vector<NamedTarget>& all_targets() {
+  static const std::vector<NamedTarget> targets = {
+      {"fen", fen},
+      {"move_text", move_text},
+      {"uci_lines", uci_lines},
+      {"pgn", pgn},
+      {"run_config", run_config},
+      {"model_file", model_file},
+      {"checkpoint", checkpoint},
+      {"sample_shard", sample_shard},
+  };
+  return targets;
+}
+
+}  // namespace ultima::fuzz
