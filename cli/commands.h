@@ -14,6 +14,7 @@ void add_bench_nn_command(CLI::App& bench);
 void add_selfcheck_command(CLI::App& app);
 void add_match_command(CLI::App& app);
 void add_uci_command(CLI::App& app);
+void add_analyze_command(CLI::App& app);
 void add_eval_command(CLI::App& app);
 void add_tune_command(CLI::App& app);
 void add_ladder_command(CLI::App& app);

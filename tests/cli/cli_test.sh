@@ -52,6 +52,26 @@ printf '%s\n' "$moves" | grep -qx "d4d1 d5" || fail "moves: withdrawal d4d1 d5 m
 printf '%s\n' "$moves" | grep -qx "xb2 -" || fail "moves: removal xb2 missing"
 [ "$moves" = "$(printf '%s\n' "$moves" | LC_ALL=C sort)" ] || fail "moves: not sorted"
 
+mated="p7/8/8/3Kk3/5I2/3w4/8/8 b 0 2"  # Kc4-d5# of RULES.md 10.1
+# analyze: JSON lines in and out; answers carry the query's id and turn; a
+# bad query is answered with its error and the next one still answered.
+analysis=$(printf '%s\n' '{"id":"a","moves":["d2d5"],"analyze_turns":[0,1],"max_depth":2}' \
+  '{"id":"b","fenn":"startpos"}' '{"id":"v","action":"query_version"}' | "$ultima" analyze --parallel 2)
+[ "$(printf '%s\n' "$analysis" | grep -c '"final":true')" -eq 2 ] || fail "analyze: two final answers expected: [$analysis]"
+printf '%s\n' "$analysis" | grep -q '"id":"a".*"turn":1\|"turn":1.*"id":"a"' || fail "analyze: no answer for turn 1"
+printf '%s\n' "$analysis" | grep -q '^{"error":"unknown field .fenn. (did you mean .fen.?)","field":"fenn","id":"b"}$' \
+  || fail "analyze: no error naming the id and the field: [$analysis]"
+printf '%s\n' "$analysis" | grep -q "\"version\":\"$version\"" || fail "analyze: query_version"
+# The one-shot form from the shell.
+oneshot=$("$ultima" analyze --fen "6pk/5K1p/8/8/3W4/2p5/8/8 w 0 1" --depth 3 --multipv 2)
+printf '%s\n' "$oneshot" | grep -q '^1\. d4g7  mate 1  wdl 1000 0 0  pv d4g7$' || fail "analyze --fen: [$oneshot]"
+[ "$(printf '%s\n' "$oneshot" | grep -c '^[0-9]\. ')" -eq 2 ] || fail "analyze --fen: two lines expected"
+"$ultima" analyze --fen startpos --depth 1 --json | grep -q '^{"final":true,"id":"shell",' || fail "analyze --json"
+expect_output "analyze --fen at checkmate" "game over: checkmate 1-0" analyze --fen "$mated"
+expect_error "--moves: moves[0] 'a1a1'" analyze --fen startpos --moves a1a1
+expect_error "--depth" analyze --fen startpos --depth 0
+expect_error "--fen" analyze --depth 3
+
 expect_error "unknown piece letter" perft --depth 1 --fen "4k3/8/8/8/8/8/8/3Q4 w 0 1"
 expect_error "no side to move" moves --fen "4k3/8/8/8/8/8/8/3K4"
 expect_error "unknown rule preset 'nope'" perft --depth 1 --rules nope
