@@ -52,7 +52,14 @@ printf '%s\n' "$moves" | grep -qx "d4d1 d5" || fail "moves: withdrawal d4d1 d5 m
 printf '%s\n' "$moves" | grep -qx "xb2 -" || fail "moves: removal xb2 missing"
 [ "$moves" = "$(printf '%s\n' "$moves" | LC_ALL=C sort)" ] || fail "moves: not sorted"
 
-mated="p7/8/8/3Kk3/5I2/3w4/8/8 b 0 2"  # Kc4-d5# of RULES.md 10.1
+# A finished game is said as such by moves and eval: checkmate (Kc4-d5# of
+# RULES.md 10.1), and bare kings (a draw).
+mated="p7/8/8/3Kk3/5I2/3w4/8/8 b 0 2"
+expect_output "moves at checkmate" "game over: checkmate 1-0" moves --fen "$mated"
+expect_output "moves with bare kings" "game over: bare kings 1/2-1/2" moves --fen "3k4/8/8/8/8/8/8/3K4 w 0 1"
+eval_over=$("$ultima" eval --fen "$mated" 2>/dev/null | tail -n 1)
+[ "$eval_over" = "game over: checkmate 1-0" ] || fail "eval at checkmate: [$eval_over]"
+
 # analyze: JSON lines in and out; answers carry the query's id and turn; a
 # bad query is answered with its error and the next one still answered.
 analysis=$(printf '%s\n' '{"id":"a","moves":["d2d5"],"analyze_turns":[0,1],"max_depth":2}' \
