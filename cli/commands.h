@@ -23,5 +23,7 @@ void add_selfplay_command(CLI::App& app);
 void add_train_command(CLI::App& app);
 // `bench selfplay` and `bench train` (cmd_bench_pipeline.cpp).
 void add_bench_pipeline_commands(CLI::App& bench);
+// `bench analyze` (cmd_bench_analyze.cpp).
+void add_bench_analyze_command(CLI::App& bench);
 
 }  // namespace ultima::cli

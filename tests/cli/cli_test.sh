@@ -74,6 +74,8 @@ oneshot=$("$ultima" analyze --fen "6pk/5K1p/8/8/3W4/2p5/8/8 w 0 1" --depth 3 --m
 printf '%s\n' "$oneshot" | grep -q '^1\. d4g7  mate 1  wdl 1000 0 0  pv d4g7$' || fail "analyze --fen: [$oneshot]"
 [ "$(printf '%s\n' "$oneshot" | grep -c '^[0-9]\. ')" -eq 2 ] || fail "analyze --fen: two lines expected"
 "$ultima" analyze --fen startpos --depth 1 --json | grep -q '^{"final":true,"id":"shell",' || fail "analyze --json"
+bench=$("$ultima" bench analyze --material --queries 3 --visits 20 --parallel 2) || fail "bench analyze: exit $?"
+[ "$(printf '%s\n' "$bench" | grep -Ec '^ +[12] at once +3 answered ')" -eq 2 ] || fail "bench analyze: [$bench]"
 expect_output "analyze --fen at checkmate" "game over: checkmate 1-0" analyze --fen "$mated"
 expect_error "--moves: moves[0] 'a1a1'" analyze --fen startpos --moves a1a1
 expect_error "--depth" analyze --fen startpos --depth 0
