@@ -13,4 +13,5 @@
 #include "engine/play/player.h"
 #include "engine/play/player_spec.h"
 #include "engine/play/uci.h"
+#include "engine/play/uci_player.h"
 #include "engine/play/value_fit.h"

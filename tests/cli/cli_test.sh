@@ -106,6 +106,11 @@ printf '%s\n' "$match" | grep -q '^ended by: max plies 4$' || fail "match: endin
 cmp -s "$tmp/a.pgn" "$tmp/b.pgn" || fail "match: same seed, different records"
 printf 'clxwkxli/pppppppp/8/8/8/8/PPPPPPPP/ILXKWXLC w 0 1\n# a comment\nk7/8/8/8/8/8/8/Q6K w 0 1\n' >"$tmp/openings.fen"
 
+# Another UCI program as a player: this one, through its own uci command.
+uci_match=$("$ultima" match --player1 "uci:depth=1:$ultima uci" --player2 random --games 2 --max-plies 10 2>/dev/null) \
+  || fail "match against a uci: engine: exit $?"
+printf '%s\n' "$uci_match" | grep -Eq '^Ultima [0-9.]+ +2 ' || fail "match against a uci: engine: [$uci_match]"
+expect_error "uci engine '/nonexistent/engine': it exited with status 127" match --player1 "uci:/nonexistent/engine" --player2 random
 expect_error "--player1 'nope': " match --player1 nope --player2 random
 expect_error "openings.fen', line 3: FEN placement has an unknown piece letter" match --player1 random --player2 random --openings "$tmp/openings.fen"
 expect_error "cannot read openings file" match --player1 random --player2 random --openings "$tmp/missing.fen"
