@@ -158,6 +158,7 @@ void add_bench_command(CLI::App& app) {
   add_bench_nn_command(*cmd);
   add_bench_pipeline_commands(*cmd);
   add_bench_analyze_command(*cmd);
+  add_bench_solver_command(*cmd);
 }
 
 }  // namespace ultima::cli

@@ -25,5 +25,7 @@ void add_train_command(CLI::App& app);
 void add_bench_pipeline_commands(CLI::App& bench);
 // `bench analyze` (cmd_bench_analyze.cpp).
 void add_bench_analyze_command(CLI::App& bench);
+// `bench solver` (cmd_bench_solver.cpp).
+void add_bench_solver_command(CLI::App& bench);
 
 }  // namespace ultima::cli

@@ -76,6 +76,8 @@ printf '%s\n' "$oneshot" | grep -q '^1\. d4g7  mate 1  wdl 1000 0 0  pv d4g7$' |
 "$ultima" analyze --fen startpos --depth 1 --json | grep -q '^{"final":true,"id":"shell",' || fail "analyze --json"
 bench=$("$ultima" bench analyze --material --queries 3 --visits 20 --parallel 2) || fail "bench analyze: exit $?"
 [ "$(printf '%s\n' "$bench" | grep -Ec '^ +[12] at once +3 answered ')" -eq 2 ] || fail "bench analyze: [$bench]"
+solver=$("$ultima" bench solver --positions 2 --movetime 100) || fail "bench solver: exit $?"
+printf '%s\n' "$solver" | grep -Eq '^mate in 1 +[0-9]+/2 proven wins' || fail "bench solver: [$solver]"
 expect_output "analyze --fen at checkmate" "game over: checkmate 1-0" analyze --fen "$mated"
 expect_error "--moves: moves[0] 'a1a1'" analyze --fen startpos --moves a1a1
 expect_error "--depth" analyze --fen startpos --depth 0
