@@ -157,6 +157,8 @@ void add_bench_command(CLI::App& app) {
   mcts->callback([mb] { bench_mcts(mb->net, mb->threads, mb->batch, mb->seconds); });
   add_bench_nn_command(*cmd);
   add_bench_pipeline_commands(*cmd);
+  add_bench_analyze_command(*cmd);
+  add_bench_solver_command(*cmd);
 }
 
 }  // namespace ultima::cli

@@ -1,4 +1,5 @@
-// ultima moves [--fen FEN] [--rules PRESET]
+// ultima moves [--fen FEN] [--rules PRESET]: the legal moves, or the end of
+// the game when it is over.
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -19,6 +20,12 @@ void add_moves_command(CLI::App& app) {
   cmd->add_option("--rules", opts->rules, "rule preset, optionally with switches");
   cmd->callback([opts] {
     const Position pos = make_position(*opts);
+    // A finished game has no moves left to play, whatever could move.
+    const GameStatus status = game_status(pos);
+    if (status.over()) {
+      std::printf("game over: %s %s\n", termination_name(status.termination), outcome_text(status.outcome));
+      return;
+    }
     MoveList list;
     generate_legal(pos, list);
     std::vector<std::string> lines;

@@ -14,6 +14,7 @@ void add_bench_nn_command(CLI::App& bench);
 void add_selfcheck_command(CLI::App& app);
 void add_match_command(CLI::App& app);
 void add_uci_command(CLI::App& app);
+void add_analyze_command(CLI::App& app);
 void add_eval_command(CLI::App& app);
 void add_tune_command(CLI::App& app);
 void add_ladder_command(CLI::App& app);
@@ -25,5 +26,9 @@ void add_status_command(CLI::App& app);
 void add_gate_command(CLI::App& app);
 // `bench selfplay` and `bench train` (cmd_bench_pipeline.cpp).
 void add_bench_pipeline_commands(CLI::App& bench);
+// `bench analyze` (cmd_bench_analyze.cpp).
+void add_bench_analyze_command(CLI::App& bench);
+// `bench solver` (cmd_bench_solver.cpp).
+void add_bench_solver_command(CLI::App& bench);
 
 }  // namespace ultima::cli

@@ -165,6 +165,9 @@ MctsResult Mcts::search(const MctsLimits& limits, const MctsInfoCallback& on_inf
     return result;
   }
 
+  // A restricted root is made fresh, and is not reused by the next search.
+  if (root_restricted_ || !limits.root_moves.empty()) set_root(nullptr);
+  root_restricted_ = !limits.root_moves.empty();
   restore_root_priors();
   run.root_visits_at_start = root_->visits;
   if (root_->state == Node::State::kExpanded) after_root_expanded(run);
@@ -414,9 +417,12 @@ void Mcts::back_up(Run& run, Worker& worker) {
     }
     const EvalOutput& out = worker.outputs[evaluated];
     expand(node, worker.edges[evaluated], out);
+    if (&node == root_.get()) restrict_root(run);
     const Move win = worker.wins[evaluated];
     ++evaluated;
-    if (!win.is_null()) {
+    const bool win_kept = !win.is_null() && std::any_of(node.edges.begin(), node.edges.end(),
+                                                        [&](const mcts::Edge& e) { return e.move() == win; });
+    if (win_kept) {
       // The mate scan's find: the finished game below, as if searched, and
       // the node proven from it (the side to move there wins in one).
       const auto edge = std::find_if(node.edges.begin(), node.edges.end(),
@@ -468,6 +474,24 @@ void Mcts::expand(Node& node, std::vector<mcts::Edge>& edges, const EvalOutput& 
 
 // ---------------------------------------------------------------------------
 // The root: Dirichlet noise and the Gumbel plan
+
+void Mcts::restrict_root(const Run& run) {
+  const std::vector<Move>& allowed = run.limits.root_moves;
+  if (!allowed.empty() && root_->children.empty()) {
+    // Fresh from its expansion: no child refers to an edge index yet.
+    std::vector<mcts::Edge> kept;
+    double sum = 0;
+    for (const mcts::Edge& e : root_->edges)
+      if (std::find(allowed.begin(), allowed.end(), e.move()) != allowed.end()) {
+        kept.push_back(e);
+        sum += e.prior;
+      }
+    if (!kept.empty()) {
+      for (mcts::Edge& e : kept) e.prior = sum > 0 ? static_cast<float>(e.prior / sum) : 1.0f / kept.size();
+      root_->edges.swap(kept);
+    }
+  }
+}
 
 void Mcts::after_root_expanded(Run& run) {
   if (run.gumbel) {

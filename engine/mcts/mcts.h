@@ -109,6 +109,11 @@ struct MctsLimits {
   std::int64_t movetime_ms = 0;
   std::size_t max_tree_nodes = 0;  // a memory bound: nodes held by the tree
   bool infinite = false;           // only stop() ends it (and no stop on a proof)
+  // Only these root moves are searched and reported (UCI's searchmoves), with
+  // their priors renormalized; empty: every legal move. Moves not legal at
+  // the root are ignored. Such a search starts a new tree, and the next
+  // search after it does too.
+  std::vector<Move> root_moves;
 };
 
 struct MctsRootMove {
@@ -215,6 +220,7 @@ class Mcts {
   void back_up(Run& run, Worker& worker);
   void back_up_value(mcts::Node* leaf, double value, double draw, int depth, Run& run);
   void expand(mcts::Node& node, std::vector<mcts::Edge>& edges, const EvalOutput& out);
+  void restrict_root(const Run& run);
   void after_root_expanded(Run& run);
   void apply_root_noise(std::mt19937_64& rng);
   void restore_root_priors();
@@ -245,6 +251,8 @@ class Mcts {
   std::size_t tree_nodes_ = 1;
   // The root's priors before Dirichlet noise (empty when none was applied).
   std::vector<float> root_priors_;
+  // The root holds only some of its moves (MctsLimits::root_moves).
+  bool root_restricted_ = false;
 
   std::mutex tree_mutex_;  // guards the tree and the Run's shared state
   std::condition_variable backed_up_;

@@ -1,9 +1,10 @@
 // The play layer's public header: players (player.h) and the specs that
 // name them (player_spec.h), graded levels, the match runner with Elo and
-// SPRT, game records (PGN), the UCI engine, value fitting, and the atomic
-// file writer.
+// SPRT, game records (PGN), the UCI engine, the JSON analysis engine, value
+// fitting, and the atomic file writer.
 #pragma once
 
+#include "engine/play/analysis.h"
 #include "engine/play/elo.h"
 #include "engine/play/level.h"
 #include "engine/play/match.h"
@@ -12,4 +13,5 @@
 #include "engine/play/player.h"
 #include "engine/play/player_spec.h"
 #include "engine/play/uci.h"
+#include "engine/play/uci_player.h"
 #include "engine/play/value_fit.h"

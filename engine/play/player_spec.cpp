@@ -12,6 +12,7 @@
 #include "engine/mcts/material_evaluator.h"
 #include "engine/mcts/settings.h"
 #include "engine/play/level.h"
+#include "engine/play/uci_player.h"
 #include "engine/play/mcts_player.h"
 
 namespace ultima {
@@ -83,6 +84,9 @@ std::string player_spec_help() {
          "  LEVEL, level:LEVEL     a graded alpha-beta level: " + levels + "\n"
          "  search:KEY=VALUE,...   alpha-beta with these settings (at least one of depth, nodes, movetime_ms):\n" +
          level_keys_help() +
+         "  uci:[KEY=VALUE,...:]COMMAND  another program speaking UCI, run by /bin/sh; keys movetime (ms, default\n"
+         "                         100), depth, nodes, timeout_ms (grace beyond the limit, default 10000),\n"
+         "                         option.NAME=VALUE (setoption), e.g. uci:depth=6,option.Hash=64:./stockfish\n"
          "  mcts[:KEY=VALUE,...]   the tree search; weights=FILE (or weights=random) for a network, else the\n"
          "                         network-free material evaluator. With a network, its keys (device=cuda,\n"
          "                         precision, max_batch, ...: nn/README.md) may follow. The search's keys:\n" +
@@ -91,6 +95,7 @@ std::string player_spec_help() {
 
 std::unique_ptr<Player> make_player(const std::string& spec, const NetworkFactory& networks) {
   if (spec == "random") return std::make_unique<RandomPlayer>();
+  if (spec.rfind("uci:", 0) == 0) return std::make_unique<UciEnginePlayer>(UciEngineSettings::parse(spec.substr(4)));
   if (spec.rfind("search:", 0) == 0) return std::make_unique<SearchPlayer>(Level::from_pairs(spec.substr(7)));
   if (spec.rfind("mcts:", 0) == 0 || spec == "mcts") {
     // "weights=FILE" picks the network; the MCTS settings are the search's,

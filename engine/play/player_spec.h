@@ -34,6 +34,7 @@ NetworkFactory shared_networks(NetworkFactory make);
 //   search:KEY=VALUE,...        alpha-beta with explicit settings, keys as in
 //                               a level file (depth, nodes, movetime, noise,
 //                               blunder, ...)
+//   uci:[KEY=VALUE,...:]COMMAND another program speaking UCI (uci_player.h)
 //   mcts[:KEY=VALUE,...]        MCTS; weights=FILE uses that network (made
 //                               by `networks`; weights=random for random
 //                               weights), else the network-free material

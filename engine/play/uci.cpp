@@ -19,6 +19,7 @@
 #include "engine/mcts/settings.h"
 #include "engine/play/level.h"
 #include "engine/play/player_spec.h"
+#include "engine/play/value_fit.h"
 #include "engine/rules/movegen.h"
 #include "engine/rules/notation.h"
 #include "engine/search/search.h"
@@ -54,11 +55,7 @@ class UciEngine {
 
   // End of input: let a bounded search finish and answer, as a scripted
   // session expects; an infinite one is stopped.
-  void finish() {
-    if (!worker_.joinable()) return;
-    if (infinite_) return stop_search();
-    worker_.join();
-  }
+  void finish() { wait_search(); }
 
   bool handle(const std::string& line) {
     const std::vector<std::string> t = split(line);
@@ -70,19 +67,19 @@ class UciEngine {
     } else if (cmd == "isready") {
       say("readyok");
     } else if (cmd == "ucinewgame") {
-      stop_search();
+      wait_search();
       searcher_.clear();
     } else if (cmd == "setoption") {
       setoption(line);
     } else if (cmd == "position") {
-      stop_search();
+      wait_search();
       position(t);
     } else if (cmd == "go") {
       go(t);
     } else if (cmd == "stop") {
       stop_search();
     } else if (cmd == "ponderhit") {
-      // pondering is not offered; nothing to do
+      ponderhit();
     } else if (cmd == "d") {
       display();
     } else {
@@ -106,6 +103,8 @@ class UciEngine {
     say("option name Hash type spin default 16 min 1 max 65536");
     say("option name Threads type spin default 1 min 1 max 256");
     say("option name MultiPV type spin default 1 min 1 max 256");
+    say("option name Ponder type check default false");
+    say("option name UCI_ShowWDL type check default false");
     std::string variants = "option name UCI_Variant type combo default abbott1963";
     for (const std::string& v : variant_names()) variants += " var " + v;
     say(variants);
@@ -159,7 +158,7 @@ class UciEngine {
       std::string& target = in_value ? value : name;
       target += (target.empty() ? "" : " ") + t[i];
     }
-    stop_search();
+    wait_search();
     const std::string key = lower(name);
     long long n = 0;
     if (key == "hash") {
@@ -171,6 +170,12 @@ class UciEngine {
     } else if (key == "multipv") {
       if (!parse_int(value, n) || n < 1 || n > 256) return error("MultiPV must be an integer from 1 to 256");
       multipv_ = static_cast<int>(n);
+    } else if (key == "ponder") {
+      // The GUI's permission to send "go ponder"; nothing to set here.
+      if (value != "true" && value != "false") return error("Ponder must be true or false");
+    } else if (key == "uci_showwdl") {
+      if (value != "true" && value != "false") return error("UCI_ShowWDL must be true or false");
+      show_wdl_ = value == "true";
     } else if (key == "uci_variant") {
       try {
         rules_ = Rules::parse(value == "ultima" ? "abbott1963" : value);
@@ -262,31 +267,36 @@ class UciEngine {
     pos_ = next;
   }
 
-  void go(const std::vector<std::string>& t) {
-    stop_search();
-    SearchLimits limits;
-    limits.multipv = multipv_;
+  // Reads the parameters of "go" into `limits`. Returns the problem with
+  // them ("" when there is none): a go with a problem searches nothing.
+  std::string parse_go(const std::vector<std::string>& t, SearchLimits& limits, bool& ponder) const {
+    static const std::vector<std::string> kKeys = {"infinite", "ponder", "depth", "nodes",     "movetime", "wtime",
+                                                   "btime",    "winc",   "binc",  "movestogo", "mate",     "searchmoves"};
     for (std::size_t i = 1; i < t.size(); ++i) {
       const std::string& key = t[i];
       if (key == "infinite") {
         limits.infinite = true;
         continue;
       }
-      if (key == "ponder") continue;
+      if (key == "ponder") {
+        ponder = true;
+        continue;
+      }
       if (key == "searchmoves") {
-        error("searchmoves is not supported; searching all moves");
-        static const std::vector<std::string> kKeys = {"infinite", "ponder",    "depth", "nodes",
-                                                       "movetime", "wtime",     "btime", "winc",
-                                                       "binc",     "movestogo", "mate"};
-        while (i + 1 < t.size() && std::find(kKeys.begin(), kKeys.end(), t[i + 1]) == kKeys.end()) ++i;
+        for (; i + 1 < t.size() && std::find(kKeys.begin(), kKeys.end(), t[i + 1]) == kKeys.end(); ++i) {
+          try {
+            limits.root_moves.push_back(parse_coordinate(pos_, t[i + 1]));
+          } catch (const std::exception& e) {
+            return "go: searchmoves: " + std::string(e.what());
+          }
+        }
+        if (limits.root_moves.empty()) return "go: searchmoves needs at least one move";
         continue;
       }
+      if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) return "go: unknown parameter '" + key + "'";
       long long n = 0;
-      if (i + 1 >= t.size() || !parse_int(t[i + 1], n) || n < 0) {
-        error("go: '" + key + "' needs a non-negative number");
-        ++i;  // the bad value is not a parameter name
-        continue;
-      }
+      if (i + 1 >= t.size() || !parse_int(t[i + 1], n) || n < 0)
+        return "go: '" + key + "' needs a non-negative number, got '" + (i + 1 < t.size() ? t[i + 1] : "") + "'";
       ++i;
       if (key == "depth") limits.depth = static_cast<int>(std::min<long long>(n, kMaxPly - 2));
       else if (key == "nodes") limits.nodes = static_cast<std::uint64_t>(n);
@@ -296,9 +306,21 @@ class UciEngine {
       else if (key == "winc") limits.inc_ms[kWhite] = n;
       else if (key == "binc") limits.inc_ms[kBlack] = n;
       else if (key == "movestogo") limits.movestogo = static_cast<int>(n);
-      else if (key == "mate") limits.depth = static_cast<int>(std::min<long long>(2 * n, kMaxPly - 2));
-      else error("go: unknown parameter '" + key + "'");
+      else if (key == "mate") {
+        if (n < 1) return "go: 'mate' needs a number of moves from 1";
+        limits.mate = static_cast<int>(std::min<long long>(n, (kMaxPly - 2) / 2));
+      }
     }
+    return "";
+  }
+
+  void go(const std::vector<std::string>& t) {
+    wait_search();
+    SearchLimits limits;
+    limits.multipv = multipv_;
+    bool ponder = false;
+    const std::string problem = parse_go(t, limits, ponder);
+    if (!problem.empty()) return error(problem + "; not searching");
     const GameStatus status = game_status(pos_);
     if (status.over()) {
       say(std::string("info string game over: ") + termination_name(status.termination) + " " +
@@ -306,32 +328,71 @@ class UciEngine {
       say("bestmove (none)");
       return;
     }
-    if (use_mcts_) {
+    if (ponder) {
+      // Searched without end until "ponderhit" (then with these limits) or "stop".
+      ponder_limits_ = limits;
+      pondering_ = true;
+      limits.infinite = true;
+    }
+    start(limits);
+  }
+
+  // The opponent played the move pondered on: the pondering search ends
+  // without an answer and the real one starts, on the clock "go ponder" gave
+  // (the transposition table, or the tree, keeps what pondering found).
+  void ponderhit() {
+    if (!pondering_) return;
+    quiet_ = true;
+    stop_search();
+    quiet_ = false;
+    start(ponder_limits_);
+  }
+
+  void start(const SearchLimits& limits) {
+    // A mate search is alpha-beta's, whatever the backend.
+    if (use_mcts_ && limits.mate == 0) {
       if (!ensure_mcts()) return;
       return go_mcts(limits);
     }
     searching_ = true;
     // Nothing but "stop" ends a search without limits: treat it as infinite
     // when the input ends.
+    const Color us = pos_.side_to_move();
     infinite_ = limits.infinite || (limits.depth == 0 && limits.nodes == 0 && limits.movetime_ms == 0 &&
-                                    limits.time_ms[pos_.side_to_move()] == 0 && !active_level_);
+                                    limits.time_ms[us] == 0 && limits.inc_ms[us] == 0 && limits.mate == 0 &&
+                                    !active_level_);
     worker_ = std::thread([this, limits] {
       Position pos = pos_;
       auto on_info = [this](const SearchInfo& info) { report(info); };
       Move best, ponder;
-      if (active_level_) {
+      std::string verdict;
+      if (active_level_ && limits.mate == 0) {
         const MoveChoice c = play_level_move(searcher_, *active_level_, pos, pos.key() ^ 0x1EE7, limits, on_info);
         best = c.move;
       } else {
         const SearchResult r = searcher_.search(pos, limits, on_info);
         best = r.best;
         if (!r.lines.empty() && r.lines[0].pv.size() > 1) ponder = r.lines[0].pv[1];
+        if (limits.mate > 0) {
+          const int score = r.lines.empty() ? 0 : r.lines[0].score;
+          const int moves = score >= kMateBound ? (kMateScore - score + 1) / 2 : 0;
+          if (moves > 0 && moves <= limits.mate)
+            verdict = "info string mate in " + std::to_string(moves) + " found";
+          else if (r.depth >= 2 * limits.mate - 1)
+            verdict = "info string no mate in " + std::to_string(limits.mate);
+          else
+            verdict = "info string no mate in " + std::to_string(limits.mate) + " found before the search stopped (depth " +
+                      std::to_string(r.depth) + ")";
+        }
       }
       // With "go infinite" the answer waits for "stop", as UCI requires.
       while (limits.infinite && !stop_requested_.load()) std::this_thread::sleep_for(std::chrono::milliseconds(2));
-      std::string answer = "bestmove " + to_coordinate(best);
-      if (!ponder.is_null()) answer += " ponder " + to_coordinate(ponder);
-      say(answer);
+      if (!quiet_) {
+        if (!verdict.empty()) say(verdict);
+        std::string answer = "bestmove " + to_coordinate(best);
+        if (!ponder.is_null()) answer += " ponder " + to_coordinate(ponder);
+        say(answer);
+      }
       searching_ = false;
     });
   }
@@ -381,9 +442,9 @@ class UciEngine {
     m.visits = limits.nodes;
     m.movetime_ms = limits.movetime_ms;
     const Color us = pos_.side_to_move();
-    if (!m.movetime_ms && limits.time_ms[us] > 0)
-      m.movetime_ms = std::max<std::int64_t>(1, limits.time_ms[us] / 30 + limits.inc_ms[us] * 3 / 4);
+    if (!m.movetime_ms) m.movetime_ms = mcts_move_time_ms(limits.time_ms[us], limits.inc_ms[us], limits.movestogo);
     m.infinite = limits.infinite;
+    m.root_moves = limits.root_moves;
     // "go depth N" has no meaning for MCTS: N * 100 playouts stands in for it.
     if (limits.depth && !m.visits) m.playouts = static_cast<std::uint64_t>(limits.depth) * 100;
     if (!m.visits && !m.playouts && !m.movetime_ms) m.infinite = true;
@@ -397,7 +458,11 @@ class UciEngine {
         error(std::string("mcts search failed: ") + e.what());
       }
       while (m.infinite && !stop_requested_.load()) std::this_thread::sleep_for(std::chrono::milliseconds(2));
-      say(r.best.is_null() ? std::string("bestmove (none)") : "bestmove " + to_coordinate(r.best));
+      if (!quiet_) {
+        std::string answer = r.best.is_null() ? std::string("bestmove (none)") : "bestmove " + to_coordinate(r.best);
+        if (!r.best.is_null() && r.pv.size() > 1) answer += " ponder " + to_coordinate(r.pv[1]);
+        say(answer);
+      }
       searching_ = false;
     });
   }
@@ -426,14 +491,29 @@ class UciEngine {
   void report(const SearchInfo& info) {
     std::ostringstream s;
     s << "info depth " << info.depth << " seldepth " << info.seldepth << " multipv " << info.multipv << " score "
-      << score_text(info.score) << " nodes " << info.nodes << " nps "
+      << score_text(info.score);
+    if (show_wdl_) {
+      const WdlPermille w = score_to_wdl(info.score);
+      s << " wdl " << w.win << " " << w.draw << " " << w.loss;
+    }
+    s << " nodes " << info.nodes << " nps "
       << (info.time_ms > 0 ? info.nodes * 1000 / info.time_ms : info.nodes) << " hashfull " << info.hashfull
       << " time " << info.time_ms << " pv";
     for (const Move& m : info.pv) s << " " << to_coordinate(m);
     say(s.str());
   }
 
+  // Before a command that changes what is searched: a bounded search is
+  // waited for (scripts expect its full depth), an endless one (infinite,
+  // pondering, or no limit at all) is stopped.
+  void wait_search() {
+    if (!worker_.joinable()) return;
+    if (infinite_ || pondering_) return stop_search();
+    worker_.join();
+  }
+
   void stop_search() {
+    pondering_ = false;
     if (!worker_.joinable()) return;
     stop_requested_ = true;
     // The worker may not have started searching yet: keep asking until it ends.
@@ -489,10 +569,14 @@ class UciEngine {
   bool infinite_ = false;
   bool use_mcts_ = false;
   std::string weights_;
-  MctsSettings mcts_settings_;
-  std::string device_ = "cpu";  // the network's (Device)  // those UCI exposes: MctsThreads, MctsBatch, MateScan
+  MctsSettings mcts_settings_;  // those UCI exposes: MctsThreads, MctsBatch, MateScan
+  std::string device_ = "cpu";  // the network's (Device)
   std::unique_ptr<Mcts> mcts_;
   std::atomic<bool> stop_requested_{false};
+  bool show_wdl_ = false;
+  bool pondering_ = false;
+  SearchLimits ponder_limits_;      // what "ponderhit" searches with
+  std::atomic<bool> quiet_{false};  // the search ends without a bestmove
 };
 
 }  // namespace
@@ -504,6 +588,15 @@ void run_uci(std::istream& in, std::ostream& out, const NetworkFactory& networks
     if (!engine.handle(line)) return;
   }
   engine.finish();
+}
+
+std::int64_t mcts_move_time_ms(std::int64_t time_left_ms, std::int64_t increment_ms, int movestogo) {
+  constexpr std::int64_t kMarginMs = 50;  // for the protocol and the last batch
+  if (time_left_ms <= 0) return increment_ms > 0 ? std::max<std::int64_t>(1, increment_ms / 2) : 0;
+  const int moves = movestogo > 0 ? std::min(movestogo, 40) : 30;
+  const std::int64_t wanted = time_left_ms / moves + std::max<std::int64_t>(0, increment_ms) * 3 / 4;
+  const std::int64_t cap = std::max<std::int64_t>(1, (time_left_ms - kMarginMs) / 3);
+  return std::max<std::int64_t>(1, std::min(wanted, cap));
 }
 
 }  // namespace ultima

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "engine/rules/movegen.h"
+#include "engine/search/search.h"
 
 namespace ultima {
 namespace {
@@ -86,6 +87,20 @@ ValueFit fit_values(const std::vector<ValueSample>& samples, double l2) {
   fit.tempo = w(12);
   fit.samples = static_cast<int>(n);
   return fit;
+}
+
+WdlPermille score_to_wdl(int score) {
+  WdlPermille w;
+  if (score >= kMateBound) return {1000, 0, 0};
+  if (score <= -kMateBound) return {0, 0, 1000};
+  const double expected = 1 / (1 + std::exp(-score / 100.0 * kFittedPawnLogit));
+  const double draw = kEvenDrawShare * 4 * expected * (1 - expected);
+  // Win + draw / 2 keeps the expected result.
+  w.draw = static_cast<int>(std::lround(draw * 1000));
+  w.win = static_cast<int>(std::lround((expected - draw / 2) * 1000));
+  w.win = std::clamp(w.win, 0, 1000 - w.draw);
+  w.loss = 1000 - w.win - w.draw;
+  return w;
 }
 
 }  // namespace ultima

@@ -55,13 +55,17 @@ class SearchThread {
     MoveList list;
     generate_legal(pos_, list);
     for (const Move& m : list) {
+      if (!limits_.root_moves.empty() &&
+          std::find(limits_.root_moves.begin(), limits_.root_moves.end(), m) == limits_.root_moves.end())
+        continue;
       RootMove rm;
       rm.move = m;
       root_moves_.push_back(std::move(rm));
     }
     if (root_moves_.empty()) return;
     order_root_by_heuristics();
-    const int max_depth = limits_.depth > 0 ? std::min(limits_.depth, kMaxPly - 2) : kMaxPly - 2;
+    int max_depth = limits_.depth > 0 ? std::min(limits_.depth, kMaxPly - 2) : kMaxPly - 2;
+    if (limits_.mate > 0) max_depth = std::min(max_depth, std::min(2 * limits_.mate - 1, kMaxPly - 2));
     const int multipv = std::clamp(limits_.multipv, 1, static_cast<int>(root_moves_.size()));
     for (int depth = 1 + (id_ & 1); depth <= max_depth; ++depth) {
       for (RootMove& rm : root_moves_) rm.previous_score = rm.score;
@@ -82,6 +86,10 @@ class SearchThread {
       if (on_info)
         for (int i = 0; i < multipv; ++i) on_info(info_for(i, depth));
       if (!limits_.infinite && soft_ms_ > 0 && elapsed_ms() > soft_ms_ * 6 / 10) break;
+      // A mate search ends with the first mate proven within its bound.
+      if (limits_.mate > 0 && root_moves_[0].score >= kMateBound &&
+          (kMateScore - root_moves_[0].score + 1) / 2 <= limits_.mate)
+        break;
       // A forced mate found well within the depth searched will not change;
       // the margin lets reductions and pruning find a shorter one first.
       if (!limits_.infinite && std::abs(root_moves_[0].score) >= kMateBound &&
@@ -247,7 +255,7 @@ class SearchThread {
     // Null move: if passing still holds beta, a real move will too. Not in
     // check, and not with fewer than two free pieces: with a move forced on
     // it, a side short of moves can lose (zugzwang, or no move at all).
-    if (!pv_node && !in_check && depth >= 3 && static_eval >= beta && mobile_pieces(us) >= 2 &&
+    if (!exact_ && !pv_node && !in_check && depth >= 3 && static_eval >= beta && mobile_pieces(us) >= 2 &&
         !(pos_.game_ply() && pos_.last_move().is_null())) {
       const int r = 2 + depth / 4;
       pos_.make_null();
@@ -280,7 +288,9 @@ class SearchThread {
       } else {
         // Late quiet moves are searched shallower first; a surprise is re-searched.
         const bool gives_check = pos_.in_check();
-        const int r = (depth >= 3 && i >= 3 && quiet && !in_check && !gives_check) ? 1 + (i >= 10) + (depth >= 8) : 0;
+        const int r = (!exact_ && depth >= 3 && i >= 3 && quiet && !in_check && !gives_check)
+                          ? 1 + (i >= 10) + (depth >= 8)
+                          : 0;
         score = -negamax(depth - 1 - r, -alpha - 1, -alpha, ply + 1, false);
         if (score > alpha && r) score = -negamax(depth - 1, -alpha - 1, -alpha, ply + 1, false);
         if (score > alpha && score < beta) score = -negamax(depth - 1, -beta, -alpha, ply + 1, true);
@@ -391,6 +401,7 @@ class SearchThread {
   Position pos_;
   int id_;
   SearchLimits limits_;
+  bool exact_ = limits_.mate > 0;  // full width: no null move, no reductions
   Clock::time_point start_;
   std::int64_t soft_ms_, hard_ms_;
   std::vector<RootMove> root_moves_;
@@ -414,6 +425,8 @@ SearchResult Searcher::search(Position& pos, const SearchLimits& limits,
   const auto start = Clock::now();
   shared_nodes_.store(0);
   stop_.store(false);
+  // Bounds left by searches with null moves and reductions could hide a mate.
+  if (limits.mate > 0) tt_.clear();
 
   // Time: a share of the clock plus most of the increment; never more than
   // a third of what is left, and a margin for the protocol's overhead.
@@ -422,7 +435,10 @@ SearchResult Searcher::search(Position& pos, const SearchLimits& limits,
   if (limits.movetime_ms > 0) {
     soft_ms = hard_ms = std::max<std::int64_t>(1, limits.movetime_ms - 5);
     soft_ms = hard_ms * 10;  // use the whole movetime: no early stop between depths
-  } else if (limits.time_ms[us] > 0 || limits.inc_ms[us] > 0) {
+  } else if (limits.time_ms[us] <= 0 && limits.inc_ms[us] > 0) {
+    // An increment and no clock: the clock is unknown, so half the increment.
+    soft_ms = hard_ms = std::max<std::int64_t>(1, limits.inc_ms[us] / 2);
+  } else if (limits.time_ms[us] > 0) {
     const std::int64_t left = limits.time_ms[us];
     const int moves_to_go = limits.movestogo > 0 ? std::min(limits.movestogo, 40) : 30;
     soft_ms = left / moves_to_go + limits.inc_ms[us] * 3 / 4;

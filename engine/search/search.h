@@ -32,6 +32,13 @@ struct SearchLimits {
   int movestogo = 0;
   bool infinite = false;       // only stop() ends the search
   int multipv = 1;
+  // Only these root moves are searched (UCI's searchmoves); empty: every
+  // legal move. Moves that are not legal here are ignored.
+  std::vector<Move> root_moves;
+  // A mate search: a mate in at most `mate` moves, or none. The search runs
+  // to depth 2 * mate - 1 without null moves or reductions, so a mate that
+  // exists within it is found; it ends as soon as one is proven.
+  int mate = 0;
 };
 
 struct SearchInfo {

@@ -53,14 +53,46 @@ printf '%s\n' "$moves" | grep -qx "xb2 -" || fail "moves: removal xb2 missing"
 [ "$moves" = "$(printf '%s\n' "$moves" | LC_ALL=C sort)" ] || fail "moves: not sorted"
 
 # Under king capture a taken king is the game's end: White's pawn stays, yet
-# 'moves' lists nothing and perft counts nothing past it.
+# 'moves' lists no move (it says the game is over) and perft counts nothing
+# past it.
 taken="8/8/8/8/8/8/k7/7P w 0 1"
-expect_output "moves after a king is taken" "" moves --rules zillions --fen "$taken"
+expect_output "moves after a king is taken" "game over: king captured 0-1" moves --rules zillions --fen "$taken"
 expect_output "perft after a king is taken" "nodes 0" perft --depth 2 --rules zillions --fen "$taken"
 divide=$("$ultima" perft --depth 2 --divide --rules zillions --fen "8/8/8/8/8/1k6/K7/7P b 0 1" 2>/dev/null)
 printf '%s\n' "$divide" | grep -qx "b3a2: 0" || fail "divide: king capture b3a2 not 0 in [$divide]"
 printf '%s\n' "$divide" | grep -qx "b3b2: 19" || fail "divide: b3b2 not 19 in [$divide]"
 expect_error "Black has no king yet White is to move" moves --rules zillions --fen "8/8/8/8/8/8/P7/3K4 w 0 1"
+
+# A finished game is said as such by moves and eval: checkmate (Kc4-d5# of
+# RULES.md 10.1), and bare kings (a draw).
+mated="p7/8/8/3Kk3/5I2/3w4/8/8 b 0 2"
+expect_output "moves at checkmate" "game over: checkmate 1-0" moves --fen "$mated"
+expect_output "moves with bare kings" "game over: bare kings 1/2-1/2" moves --fen "3k4/8/8/8/8/8/8/3K4 w 0 1"
+eval_over=$("$ultima" eval --fen "$mated" 2>/dev/null | tail -n 1)
+[ "$eval_over" = "game over: checkmate 1-0" ] || fail "eval at checkmate: [$eval_over]"
+
+# analyze: JSON lines in and out; answers carry the query's id and turn; a
+# bad query is answered with its error and the next one still answered.
+analysis=$(printf '%s\n' '{"id":"a","moves":["d2d5"],"analyze_turns":[0,1],"max_depth":2}' \
+  '{"id":"b","fenn":"startpos"}' '{"id":"v","action":"query_version"}' | "$ultima" analyze --parallel 2)
+[ "$(printf '%s\n' "$analysis" | grep -c '"final":true')" -eq 2 ] || fail "analyze: two final answers expected: [$analysis]"
+printf '%s\n' "$analysis" | grep -q '"id":"a".*"turn":1\|"turn":1.*"id":"a"' || fail "analyze: no answer for turn 1"
+printf '%s\n' "$analysis" | grep -q '^{"error":"unknown field .fenn. (did you mean .fen.?)","field":"fenn","id":"b"}$' \
+  || fail "analyze: no error naming the id and the field: [$analysis]"
+printf '%s\n' "$analysis" | grep -q "\"version\":\"$version\"" || fail "analyze: query_version"
+# The one-shot form from the shell.
+oneshot=$("$ultima" analyze --fen "6pk/5K1p/8/8/3W4/2p5/8/8 w 0 1" --depth 3 --multipv 2)
+printf '%s\n' "$oneshot" | grep -q '^1\. d4g7  mate 1  wdl 1000 0 0  pv d4g7$' || fail "analyze --fen: [$oneshot]"
+[ "$(printf '%s\n' "$oneshot" | grep -c '^[0-9]\. ')" -eq 2 ] || fail "analyze --fen: two lines expected"
+"$ultima" analyze --fen startpos --depth 1 --json | grep -q '^{"final":true,"id":"shell",' || fail "analyze --json"
+bench=$("$ultima" bench analyze --material --queries 3 --visits 20 --parallel 2) || fail "bench analyze: exit $?"
+[ "$(printf '%s\n' "$bench" | grep -Ec '^ +[12] at once +3 answered ')" -eq 2 ] || fail "bench analyze: [$bench]"
+solver=$("$ultima" bench solver --positions 2 --movetime 100) || fail "bench solver: exit $?"
+printf '%s\n' "$solver" | grep -Eq '^mate in 1 +[0-9]+/2 proven wins' || fail "bench solver: [$solver]"
+expect_output "analyze --fen at checkmate" "game over: checkmate 1-0" analyze --fen "$mated"
+expect_error "--moves: moves[0] 'a1a1'" analyze --fen startpos --moves a1a1
+expect_error "--depth" analyze --fen startpos --depth 0
+expect_error "--fen" analyze --depth 3
 
 expect_error "unknown piece letter" perft --depth 1 --fen "4k3/8/8/8/8/8/8/3Q4 w 0 1"
 expect_error "no side to move" moves --fen "4k3/8/8/8/8/8/8/3K4"
@@ -87,6 +119,11 @@ printf '%s\n' "$match" | grep -q '^ended by: max plies 4$' || fail "match: endin
 cmp -s "$tmp/a.pgn" "$tmp/b.pgn" || fail "match: same seed, different records"
 printf 'clxwkxli/pppppppp/8/8/8/8/PPPPPPPP/ILXKWXLC w 0 1\n# a comment\nk7/8/8/8/8/8/8/Q6K w 0 1\n' >"$tmp/openings.fen"
 
+# Another UCI program as a player: this one, through its own uci command.
+uci_match=$("$ultima" match --player1 "uci:depth=1:$ultima uci" --player2 random --games 2 --max-plies 10 2>/dev/null) \
+  || fail "match against a uci: engine: exit $?"
+printf '%s\n' "$uci_match" | grep -Eq '^Ultima [0-9.]+ +2 ' || fail "match against a uci: engine: [$uci_match]"
+expect_error "uci engine '/nonexistent/engine': it exited with status 127" match --player1 "uci:/nonexistent/engine" --player2 random
 expect_error "--player1 'nope': " match --player1 nope --player2 random
 expect_error "openings.fen', line 3: FEN placement has an unknown piece letter" match --player1 random --player2 random --openings "$tmp/openings.fen"
 expect_error "cannot read openings file" match --player1 random --player2 random --openings "$tmp/missing.fen"

@@ -905,5 +905,23 @@ TEST(MctsSettingsRegistry, HelpListsEverySettingWithItsDefault) {
   }
 }
 
+TEST(MctsRootMoves, OnlyTheGivenMovesAreSearchedAndReported) {
+  Mcts mcts(material());
+  const Position pos = Position::start();
+  mcts.set_position(pos);
+  MctsLimits limits = playouts(300);
+  limits.root_moves = {parse_coordinate(pos, "a2a3"), parse_coordinate(pos, "h2h4")};
+  const MctsResult r = mcts.search(limits);
+  ASSERT_EQ(r.moves.size(), 2u);
+  std::set<std::string> shown = {to_coordinate(r.moves[0].move), to_coordinate(r.moves[1].move)};
+  EXPECT_EQ(shown, (std::set<std::string>{"a2a3", "h2h4"}));
+  EXPECT_NEAR(r.moves[0].prior + r.moves[1].prior, 1.0f, 1e-4f) << "priors renormalized over the two";
+  EXPECT_EQ(r.moves[0].visits + r.moves[1].visits + 1, r.visits);
+  // The next search, unrestricted, starts a new tree with every move.
+  const MctsResult all = mcts.search(playouts(50));
+  EXPECT_EQ(all.moves.size(), static_cast<std::size_t>(count_legal(pos)));
+  EXPECT_EQ(all.visits, 50u);
+}
+
 }  // namespace
 }  // namespace ultima

@@ -173,6 +173,9 @@ TEST(UciGo, EveryKindOfLimitEndsWithALegalBestmove) {
     const std::string out = session(std::string("position startpos moves e2e4\n") + go + "\n");
     EXPECT_EQ(lines_starting(out, "bestmove ").size(), 1u) << out;
     EXPECT_TRUE(legal_text(pos, bestmove(out))) << out;
+    if (contains(go, "searchmoves")) {
+      EXPECT_TRUE(bestmove(out) == "a7a6" || bestmove(out) == "b7b6") << out;
+    }
   }
 }
 
@@ -264,25 +267,24 @@ TEST(UciErrors, GarbageIsReportedAndTheEngineKeepsWorking) {
   EXPECT_TRUE(legal_text(after("startpos", {"a2a3"}), bestmove(out))) << out;
 }
 
-TEST(UciErrors, BadGoParameter) {
-  // "go depth x" is reported; the search then runs without a depth limit,
-  // so it is stopped here explicitly.
-  const std::string out = session("position startpos\ngo depth x\nstop\nisready\ngo depth 1\n");
-  const std::vector<std::string> errors = lines_starting(out, "info string error ");
-  ASSERT_GE(errors.size(), 1u) << out;
-  EXPECT_TRUE(contains(errors[0], "depth")) << errors[0];
-  EXPECT_FALSE(lines_starting(out, "readyok").empty());
-  const std::vector<std::string> best = lines_starting(out, "bestmove ");
-  ASSERT_EQ(best.size(), 2u) << out;
-  for (const std::string& b : best) EXPECT_TRUE(legal_text(Position::start(), tokens(b)[1])) << b;
-
-  const std::string out2 = session("position startpos\ngo depth -3 nodes 300\n");
-  ASSERT_GE(lines_starting(out2, "info string error ").size(), 1u) << out2;
-  EXPECT_TRUE(contains(lines_starting(out2, "info string error ")[0], "depth")) << out2;
-  EXPECT_TRUE(legal_text(Position::start(), bestmove(out2)));
-  const std::string out3 = session("position startpos\ngo depth 2 sideways 3\n");
-  EXPECT_EQ(lines_starting(out3, "info string error ").size(), 1u) << out3;
-  EXPECT_TRUE(legal_text(Position::start(), bestmove(out3)));
+TEST(UciErrors, MalformedGoSearchesNothing) {
+  // A go with a bad parameter is reported and does nothing: no search starts
+  // (which, without its limit, would never end), and the engine reads on.
+  for (const char* go : {"go depth 1O", "go depth x", "go depth -3 nodes 300", "go depth 2 sideways 3", "go nodes",
+                         "go mate 0", "go depth 2 searchmoves a2a3 e2e9", "go searchmoves"}) {
+    SCOPED_TRACE(go);
+    const std::string out = session(std::string("position startpos\n") + go + "\nisready\n");
+    const std::vector<std::string> errors = lines_starting(out, "info string error ");
+    ASSERT_EQ(errors.size(), 1u) << out;
+    EXPECT_TRUE(contains(errors[0], "not searching")) << errors[0];
+    EXPECT_TRUE(lines_starting(out, "info depth").empty()) << out;
+    EXPECT_TRUE(lines_starting(out, "bestmove").empty()) << out;
+    EXPECT_FALSE(lines_starting(out, "readyok").empty());
+  }
+  const std::string out = session("position startpos\ngo depth 1O\ngo depth 1\n");
+  EXPECT_TRUE(contains(lines_starting(out, "info string error ")[0], "'depth' needs a non-negative number, got '1O'"))
+      << out;
+  EXPECT_EQ(lines_starting(out, "bestmove ").size(), 1u) << out;
 }
 
 TEST(UciErrors, GoInAFinishedGame) {
@@ -601,6 +603,171 @@ TEST(UciMcts, MctsPlayerSpecPlaysLegalMoves) {
   }
   EXPECT_THROW(make_player("mcts:playouts=60,weights=/nonexistent.bin"), std::runtime_error);
   EXPECT_THROW(make_player("mcts:bogus=1"), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace ultima
+
+namespace ultima {
+namespace {
+
+// The "info depth" lines before the first bestmove.
+std::vector<std::string> first_search_infos(const std::string& out) {
+  std::vector<std::string> infos;
+  for (const std::string& l : lines_of(out)) {
+    if (starts_with(l, "bestmove")) break;
+    if (starts_with(l, "info depth")) infos.push_back(l);
+  }
+  return infos;
+}
+
+int info_value(const std::string& line, const std::string& key) {
+  const std::vector<std::string> t = tokens(line);
+  for (std::size_t i = 0; i + 1 < t.size(); ++i)
+    if (t[i] == key) return std::stoi(t[i + 1]);
+  ADD_FAILURE() << "no " << key << " in " << line;
+  return -1;
+}
+
+TEST(UciScripts, BoundedSearchIsNotCutShortByLaterCommands) {
+  // Scripts send their next commands at once: a bounded search still runs
+  // to its limit and answers before they take effect.
+  for (const char* next : {"position startpos moves a2a3\ngo depth 2\n", "setoption name MultiPV value 2\n",
+                           "ucinewgame\n", "go depth 1\n"}) {
+    SCOPED_TRACE(next);
+    const std::string out = session(std::string("position startpos\ngo depth 5\n") + next);
+    const std::vector<std::string> infos = first_search_infos(out);
+    ASSERT_FALSE(infos.empty()) << out;
+    EXPECT_EQ(info_value(infos.back(), "depth"), 5) << out;
+    EXPECT_TRUE(legal_text(Position::start(), tokens(lines_starting(out, "bestmove ")[0])[1]));
+  }
+}
+
+TEST(UciGo, SearchmovesThroughBothBackends) {
+  const std::set<std::string> allowed = {"a2a3", "h2h4"};
+  for (const char* setup : {"", "setoption name Backend value mcts\n"}) {
+    SCOPED_TRACE(setup);
+    const std::string go = *setup ? "go nodes 300 searchmoves a2a3 h2h4\n" : "go depth 4 searchmoves a2a3 h2h4\n";
+    const std::string out = session(std::string(setup) + "setoption name MultiPV value 3\nposition startpos\n" + go);
+    EXPECT_TRUE(lines_starting(out, "info string error").empty()) << out;
+    EXPECT_TRUE(allowed.count(bestmove(out))) << out;
+    std::set<std::string> shown;
+    for (const std::string& l : lines_starting(out, "info depth")) {
+      const std::vector<std::string> t = tokens(l);
+      const auto pv = std::find(t.begin(), t.end(), "pv");
+      ASSERT_NE(pv + 1, t.end()) << l;
+      shown.insert(pv[1]);
+      EXPECT_LE(info_value(l, "multipv"), 2) << "only two moves to show: " << l;
+    }
+    EXPECT_EQ(shown, allowed) << out;
+  }
+}
+
+TEST(UciGo, MateSearchFindsAMateInTwoOrSaysThereIsNone) {
+  const std::string mate_in_two = "position fen 8/8/4X2x/6P1/4l3/1K6/8/2k5 w 0 1\n";
+  for (const char* setup : {"", "setoption name Backend value mcts\n"}) {
+    SCOPED_TRACE(setup);
+    const std::string out = session(std::string(setup) + mate_in_two + "go mate 2\n");
+    EXPECT_TRUE(contains(lines_starting(out, "info depth").back(), " score mate 2 ")) << out;
+    EXPECT_EQ(lines_starting(out, "info string mate in 2 found").size(), 1u) << out;
+    EXPECT_EQ(bestmove(out), "e6e2");
+    // There is no mate in one here, and the search says so.
+    const std::string none = session(std::string(setup) + mate_in_two + "go mate 1\n");
+    EXPECT_EQ(lines_starting(none, "info string no mate in 1").size(), 1u) << none;
+    EXPECT_FALSE(contains(none, "score mate 1 ")) << none;
+    EXPECT_EQ(lines_starting(none, "bestmove ").size(), 1u);
+  }
+}
+
+TEST(UciMcts, MateInTwoFoundByTheTreeSearch) {
+  const std::string out = session(
+      "setoption name Backend value mcts\nposition fen 8/8/4X2x/6P1/4l3/1K6/8/2k5 w 0 1\ngo nodes 20000\n");
+  EXPECT_TRUE(contains(lines_starting(out, "info depth").back(), " score mate 2 ")) << out;
+  EXPECT_EQ(bestmove(out), "e6e2");
+}
+
+TEST(UciOptions, ShowWdlForAlphaBeta) {
+  const std::string off = session("position startpos\ngo depth 2\n");
+  for (const std::string& l : lines_starting(off, "info depth")) EXPECT_FALSE(contains(l, " wdl ")) << l;
+  const std::string on = session("uci\nsetoption name UCI_ShowWDL value true\nposition startpos\ngo depth 2\n");
+  EXPECT_EQ(lines_starting(on, "option name UCI_ShowWDL type check default false").size(), 1u);
+  const std::vector<std::string> infos = lines_starting(on, "info depth");
+  ASSERT_FALSE(infos.empty());
+  for (const std::string& l : infos) {
+    const int w = info_value(l, "wdl");
+    const std::vector<std::string> t = tokens(l);
+    const auto at = std::find(t.begin(), t.end(), "wdl");
+    EXPECT_EQ(w + std::stoi(at[2]) + std::stoi(at[3]), 1000) << l;
+  }
+  // A mate is a sure win.
+  const std::string mate =
+      session("setoption name UCI_ShowWDL value true\nposition fen K5pk/6pp/8/8/7p/8/8/CP6 w 0 1\ngo depth 3\n");
+  EXPECT_TRUE(contains(lines_starting(mate, "info depth").back(), " score mate 1 wdl 1000 0 0 ")) << mate;
+  EXPECT_EQ(lines_starting(session("setoption name UCI_ShowWDL value maybe\n"), "info string error").size(), 1u);
+}
+
+TEST(UciPonder, PonderhitSearchesOnTheRealLimitsAndAnswersOnce) {
+  const std::string out = session("uci\nsetoption name Ponder value true\nposition startpos\ngo ponder depth 3\nponderhit\n");
+  EXPECT_EQ(lines_starting(out, "option name Ponder type check").size(), 1u);
+  const std::vector<std::string> best = lines_starting(out, "bestmove ");
+  ASSERT_EQ(best.size(), 1u) << out;
+  EXPECT_TRUE(legal_text(Position::start(), tokens(best[0])[1]));
+  // The answer comes from the search after ponderhit, limited to depth 3.
+  EXPECT_EQ(info_value(lines_starting(out, "info depth").back(), "depth"), 3) << out;
+  // "stop" while pondering answers at once, as UCI asks.
+  const std::string stopped = session("position startpos\ngo ponder depth 3\nstop\nisready\n");
+  EXPECT_EQ(lines_starting(stopped, "bestmove ").size(), 1u) << stopped;
+  // The same with the tree search.
+  const std::string mcts =
+      session("setoption name Backend value mcts\nposition startpos\ngo ponder nodes 200\nponderhit\n");
+  ASSERT_EQ(lines_starting(mcts, "bestmove ").size(), 1u) << mcts;
+  // Pondering grew the tree that the real search goes on with.
+  EXPECT_GE(info_value(lines_starting(mcts, "info depth").back(), "nodes"), 200) << mcts;
+}
+
+TEST(UciPonder, PonderhitWithoutPonderingIsIgnored) {
+  EXPECT_EQ(session("position startpos\nponderhit\nisready\n"), "readyok\n");
+}
+
+TEST(MctsClock, StaysWithinItsShareOfTheTimeLeft) {
+  struct Control {
+    std::int64_t left, inc;
+    int movestogo;
+    std::int64_t expected;
+  };
+  const Control controls[] = {
+      {60000, 0, 0, 2000},        // a 30th of the clock
+      {60000, 1000, 0, 2750},     // plus three quarters of the increment
+      {1000, 60000, 0, 316},      // a large increment: a third of what is left after the margin
+      {10000, 0, 5, 2000},        // a 5th with 5 moves to go
+      {10000, 0, 1, 3316},        // the last move before the control: still a third at most
+      {0, 2000, 0, 1000},         // an increment alone: half of it
+      {30, 0, 0, 1},              // almost no time: the least there is
+      {0, 0, 0, 0},               // no clock
+  };
+  for (const Control& c : controls) {
+    SCOPED_TRACE(std::to_string(c.left) + "+" + std::to_string(c.inc) + " mtg " + std::to_string(c.movestogo));
+    const std::int64_t t = mcts_move_time_ms(c.left, c.inc, c.movestogo);
+    EXPECT_EQ(t, c.expected);
+    if (c.left > 50) {
+      EXPECT_LE(t, (c.left - 50) / 3);
+    }
+  }
+}
+
+TEST(MctsClock, TheSearchReportsATimeWithinTheClock) {
+  // The time the search reports in its last info line, for clocks where the
+  // old share (a 30th plus the increment, uncapped) would lose on time.
+  for (const char* go : {"go wtime 400 btime 400 winc 100000 binc 100000", "go winc 300 binc 300",
+                         "go wtime 600 btime 600 movestogo 1"}) {
+    SCOPED_TRACE(go);
+    const std::string out = session(std::string("setoption name Backend value mcts\nposition startpos\n") + go + "\n");
+    ASSERT_EQ(lines_starting(out, "bestmove ").size(), 1u) << out;
+    const std::vector<std::string> infos = lines_starting(out, "info depth");
+    ASSERT_FALSE(infos.empty()) << out;
+    const std::int64_t clock = contains(go, "wtime 400") ? 400 : contains(go, "wtime 600") ? 600 : 300;
+    EXPECT_LT(info_value(infos.back(), "time"), clock) << infos.back();
+  }
 }
 
 }  // namespace

@@ -552,5 +552,40 @@ TEST(SearchScore, ScoreText) {
 }
 
 // ---------------------------------------------------------------------------
+// Root moves (searchmoves) and the mate search
+
+TEST(SearchRootMoves, OnlyTheGivenMovesAreSearched) {
+  Position pos = Position::start();
+  SearchLimits limits;
+  limits.depth = 3;
+  limits.multipv = 5;
+  limits.root_moves = {parse_coordinate(pos, "a2a3"), parse_coordinate(pos, "h2h4")};
+  Searcher searcher;
+  const SearchResult r = searcher.search(pos, limits);
+  ASSERT_EQ(r.lines.size(), 2u);
+  std::set<std::string> shown;
+  for (const SearchInfo& line : r.lines) shown.insert(to_coordinate(line.pv[0]));
+  EXPECT_EQ(shown, (std::set<std::string>{"a2a3", "h2h4"}));
+  EXPECT_TRUE(shown.count(to_coordinate(r.best)));
+}
+
+TEST(SearchMate, MateSearchFindsAMateWithinItsBoundOrNone) {
+  // A mate in two (e6e2 first), with no mate in one.
+  Position pos = fen_position("8/8/4X2x/6P1/4l3/1K6/8/2k5 w 0 1");
+  Searcher searcher;
+  SearchLimits two;
+  two.mate = 2;
+  const SearchResult r = searcher.search(pos, two);
+  EXPECT_EQ(to_coordinate(r.best), "e6e2");
+  EXPECT_EQ(r.score, mate_in(2));
+  EXPECT_LE(r.depth, 3) << "searched past the bound";
+  SearchLimits one;
+  one.mate = 1;
+  const SearchResult none = searcher.search(pos, one);
+  EXPECT_EQ(none.depth, 1);
+  EXPECT_LT(none.score, kMateBound);
+}
+
+// ---------------------------------------------------------------------------
 }  // namespace
 }  // namespace ultima

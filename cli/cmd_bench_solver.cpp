@@ -1,0 +1,113 @@
+// ultima bench solver: how many forced mates the tree search proves within
+// a time per position. The mates come from seeded random play, each
+// checked by the exact alpha-beta mate search (a mate in two has no mate in
+// one), so the suite is the same on every machine.
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+#include "common.h"
+#include "engine/mcts/material_evaluator.h"
+#include "engine/mcts/mcts.h"
+#include "engine/rules/movegen.h"
+#include "engine/search/search.h"
+
+namespace ultima::cli {
+namespace {
+
+struct BenchSolver {
+  int positions = 40;  // of each length
+  std::int64_t movetime_ms = 300;
+  bool mate_scan = false;
+  std::string net;  // network settings; empty: the material evaluator
+};
+
+// The exact mate distance in moves for the side to move, up to `most`; 0: none.
+int mate_distance(Position& pos, int most) {
+  Searcher searcher(4);
+  SearchLimits limits;
+  limits.mate = most;
+  const SearchResult r = searcher.search(pos, limits);
+  if (r.lines.empty() || r.score < kMateBound) return 0;
+  const int moves = (kMateScore - r.score + 1) / 2;
+  return moves <= most ? moves : 0;
+}
+
+// Positions with a mate in exactly 1 and exactly 2, from seeded random play.
+void find_mates(int count, std::vector<Position>& in_one, std::vector<Position>& in_two) {
+  std::mt19937_64 rng(11);
+  int games = 0;
+  while ((static_cast<int>(in_one.size()) < count || static_cast<int>(in_two.size()) < count) && games < 100000) {
+    ++games;
+    Position pos = Position::start();
+    for (int ply = 0; ply < 200 && !game_status(pos).over(); ++ply) {
+      if (ply >= 20 && ply % 3 == 0) {
+        Position probe = pos;
+        const int d = mate_distance(probe, 2);
+        if (d == 1 && static_cast<int>(in_one.size()) < count) in_one.push_back(pos);
+        if (d == 2 && static_cast<int>(in_two.size()) < count) in_two.push_back(pos);
+        if (d) break;  // one position per game: the suite stays varied
+      }
+      MoveList l;
+      generate_legal(pos, l);
+      pos.make(l[rng() % l.size()]);
+    }
+  }
+}
+
+void bench_solver(const BenchSolver& o) {
+  std::vector<Position> in_one, in_two;
+  const auto found_at = std::chrono::steady_clock::now();
+  find_mates(o.positions, in_one, in_two);
+  const double finding = std::chrono::duration<double>(std::chrono::steady_clock::now() - found_at).count();
+  std::shared_ptr<Evaluator> evaluator =
+      o.net.empty() ? std::shared_ptr<Evaluator>(std::make_shared<MaterialEvaluator>()) : network_factory()(o.net);
+  std::printf("bench solver: %zu mates in one, %zu in two from random play (%.1f s to find); mcts with %s, %lld ms "
+              "each, mate scan %s\n",
+              in_one.size(), in_two.size(), finding, evaluator->name().c_str(), static_cast<long long>(o.movetime_ms),
+              o.mate_scan ? "on" : "off");
+  int moves = 1;
+  for (const std::vector<Position>* suite : {&in_one, &in_two}) {
+    int proven = 0, exact = 0;
+    double proof_seconds = 0;
+    for (const Position& pos : *suite) {
+      MctsConfig config;
+      config.mate_scan = o.mate_scan;
+      Mcts mcts(evaluator, config);
+      mcts.set_position(pos);
+      MctsLimits limits;
+      limits.movetime_ms = o.movetime_ms;
+      const MctsResult r = mcts.search(limits);
+      // Proven a win (the search stops at its first proof, which may be a
+      // slower mate than the one there is), and proven as fast as it is.
+      if (r.mate > 0) {
+        ++proven;
+        exact += r.mate == moves;
+        proof_seconds += r.seconds;
+      }
+    }
+    std::printf("mate in %d  %3d/%zu proven wins (%.1f%%), %d of them mate in %d  mean time to proof %.1f ms\n", moves,
+                proven, suite->size(), suite->empty() ? 0.0 : 100.0 * proven / suite->size(), exact, moves,
+                proven ? 1000 * proof_seconds / proven : 0.0);
+    ++moves;
+  }
+}
+
+}  // namespace
+
+void add_bench_solver_command(CLI::App& bench) {
+  auto o = std::make_shared<BenchSolver>();
+  CLI::App* cmd = bench.add_subcommand(
+      "solver", "forced mates in one and two (from seeded random play) that the tree search proves in a set time");
+  cmd->add_option("--positions", o->positions, "mates of each length")->check(CLI::Range(1, 10000));
+  cmd->add_option("--movetime", o->movetime_ms, "milliseconds per position")->check(CLI::Range(1, 3600000));
+  cmd->add_flag("--mate-scan", o->mate_scan, "check every expanded position for a win at once");
+  cmd->add_option("--net", o->net, "network settings (weights=FILE); default: the material evaluator");
+  cmd->callback([o] { bench_solver(*o); });
+}
+
+}  // namespace ultima::cli
