@@ -58,6 +58,16 @@ bool parse(const std::string& text, RoleHolder& h, std::string& token) {
   return has_pid && !h.host.empty();
 }
 
+// The role file at `path` as it is now; false when it is missing or not a
+// role file.
+bool read_holder(const std::string& path, RoleHolder& h, std::string& token) {
+  try {
+    return parse(read_file(path), h, token);
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 bool judged_alive(const RoleHolder& h, int stale_after_seconds) {
   if (h.host == host_name()) return h.pid > 0 && (::kill(static_cast<pid_t>(h.pid), 0) == 0 || errno == EPERM);
   return now_seconds() - h.heartbeat <= stale_after_seconds;
@@ -99,12 +109,8 @@ RoleLock::RoleLock(const RunDir& run, const std::string& role, std::string* warn
 
   RoleHolder holder;
   std::string their_token;
-  std::string current;
-  try {
-    current = read_file(path_);
-  } catch (const std::exception&) {
-  }
-  if (parse(current, holder, their_token) && judged_alive(holder, stale_after_seconds))
+  const bool readable = read_holder(path_, holder, their_token);
+  if (readable && judged_alive(holder, stale_after_seconds))
     throw std::runtime_error("the role " + role + " of " + run.root() + " is held by " + describe(holder) +
                              " (" + path_ + "); stop that process first" +
                              (holder.host == me_.host ? "" : ", or wait until its heartbeat is " +
@@ -113,20 +119,17 @@ RoleLock::RoleLock(const RunDir& run, const std::string& role, std::string* warn
   write_file_atomically(path_, text);
   RoleHolder check;
   std::string check_token;
-  if (!parse(read_file(path_), check, check_token) || check_token != token_)
+  if (!read_holder(path_, check, check_token) || check_token != token_)
     throw std::runtime_error("the role " + role + " of " + run.root() + " was taken by another process just now");
   if (warning)
     *warning = "took over the stale role " + role + " (" +
-               (current.empty() ? std::string("an unreadable lock file") : describe(holder)) + ")";
+               (readable ? describe(holder) : std::string("an unreadable lock file")) + ")";
 }
 
 RoleLock::~RoleLock() {
-  try {
-    RoleHolder h;
-    std::string token;
-    if (parse(read_file(path_), h, token) && token == token_) ::unlink(path_.c_str());
-  } catch (const std::exception&) {
-  }
+  RoleHolder h;
+  std::string token;
+  if (read_holder(path_, h, token) && token == token_) ::unlink(path_.c_str());
 }
 
 void RoleLock::heartbeat(const std::map<std::string, std::string>& status) {
@@ -134,12 +137,7 @@ void RoleLock::heartbeat(const std::map<std::string, std::string>& status) {
   // replaced: then it must stop rather than hold the role twice.
   RoleHolder h;
   std::string token;
-  std::string current;
-  try {
-    current = read_file(path_);
-  } catch (const std::exception&) {
-  }
-  if (!parse(current, h, token) || token != token_)
+  if (!read_holder(path_, h, token) || token != token_)
     throw std::runtime_error("lost the role " + me_.role + ": " + path_ + " now names " +
                              (h.host.empty() ? std::string("no one") : describe(h)));
   me_.heartbeat = now_seconds();
@@ -155,11 +153,7 @@ std::vector<RoleHolder> read_role_holders(const RunDir& run, int stale_after_sec
     if (name.size() < 6 || name.compare(name.size() - 5, 5, ".lock") != 0) continue;
     RoleHolder h;
     std::string token;
-    try {
-      if (!parse(read_file(entry.path().string()), h, token)) continue;
-    } catch (const std::exception&) {
-      continue;
-    }
+    if (!read_holder(entry.path().string(), h, token)) continue;
     h.alive = judged_alive(h, stale_after_seconds);
     out.push_back(std::move(h));
   }
