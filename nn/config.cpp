@@ -1,9 +1,20 @@
 #include "config.h"
 
+#include <algorithm>
 #include <charconv>
 #include <stdexcept>
 
 namespace ultima::nn {
+
+bool valid_device(std::string_view device) {
+  if (device == "cpu" || device == "cuda") return true;
+  if (device.rfind("cuda:", 0) != 0 || device.size() == 5) return false;
+  return std::all_of(device.begin() + 5, device.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+}
+
+bool valid_precision(std::string_view precision) {
+  return precision == "auto" || precision == "fp32" || precision == "fp16" || precision == "bf16";
+}
 namespace {
 
 template <typename T>
@@ -52,11 +63,11 @@ void NnConfig::set(std::string_view key, std::string_view value) {
   } else if (key == "seed") {
     seed = parse_number<std::uint64_t>(key, value, 0, UINT64_MAX);
   } else if (key == "device") {
-    if (value != "cpu" && value != "cuda" && value.rfind("cuda:", 0) != 0)
+    if (!valid_device(value))
       throw std::invalid_argument("network option device: '" + std::string(value) + "' is not cpu, cuda or cuda:N");
     device = value;
   } else if (key == "precision") {
-    if (value != "auto" && value != "fp32" && value != "fp16" && value != "bf16")
+    if (!valid_precision(value))
       throw std::invalid_argument("network option precision: '" + std::string(value) +
                                   "' is not auto, fp32, fp16 or bf16");
     precision = value;

@@ -13,6 +13,11 @@
 
 namespace ultima::nn {
 
+// The devices and precisions a network may be given (cpu, cuda, cuda:N;
+// auto, fp32, fp16, bf16): one check for network settings and run configs.
+bool valid_device(std::string_view device);
+bool valid_precision(std::string_view precision);
+
 struct NnConfig {
   std::string weights;             // model file; empty: random weights from `seed` (benchmarks, tests)
   NetArchitecture architecture;    // for random weights; checked against the file when given explicitly

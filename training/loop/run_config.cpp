@@ -28,12 +28,6 @@ const char* type_name() {
   else return "text";
 }
 
-bool valid_device(const std::string& device) {
-  if (device == "cpu" || device == "cuda") return true;
-  if (device.rfind("cuda:", 0) != 0 || device.size() == 5) return false;
-  return std::all_of(device.begin() + 5, device.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
-}
-
 bool is_mcts_setting(const std::string& key) {
   for (const MctsSettingInfo& s : mcts_setting_list())
     if (s.name == key) return true;
@@ -369,10 +363,10 @@ RunConfig RunConfig::from_yaml(const YAML::Node& file, const std::string& source
       c.network = c.network.completed();
       wrap([&] { c.network.validate(); });
     } else if (section == "inference") {
-      if (!valid_device(c.inference.device))
+      if (!nn::valid_device(c.inference.device))
         sec.fail_key("device", "must be cpu, cuda or cuda:N, not '" + c.inference.device + "'");
       const std::string& p = c.inference.precision;
-      if (p != "auto" && p != "fp32" && p != "fp16" && p != "bf16")
+      if (!nn::valid_precision(p))
         sec.fail_key("precision", "must be auto, fp32, fp16 or bf16, not '" + p + "'");
       if (c.inference.threads < 0) sec.fail_key("threads", "must not be negative");
       if (c.inference.max_batch < 1) sec.fail_key("max_batch", "must be at least 1");
@@ -389,7 +383,7 @@ RunConfig RunConfig::from_yaml(const YAML::Node& file, const std::string& source
       if (!(c.train_stage.train_ratio > 0)) sec.fail_key("train_ratio", "must be positive");
       if (c.train_stage.max_steps < c.train_stage.min_steps) sec.fail_key("max_steps", "must be at least min_steps");
       if (c.train_stage.threads < 0) sec.fail_key("threads", "must not be negative");
-      if (!valid_device(c.train_stage.device))
+      if (!nn::valid_device(c.train_stage.device))
         sec.fail_key("device", "must be cpu, cuda or cuda:N, not '" + c.train_stage.device + "'");
     } else if (section == "evaluation") {
       auto& e = c.eval;
