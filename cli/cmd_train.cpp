@@ -1,17 +1,29 @@
 // ultima train: the trainer on a run directory. Trains on the window of the
 // run's samples from its last checkpoint, then exports a new model version.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
 #include <spdlog/spdlog.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "commands.h"
 #include "common.h"
 #include "nn/data/run_lock.h"
+#include "nn/distributed.h"
 #include "nn/model_file.h"
 #include "training/loop/loop.h"
 
@@ -29,19 +41,35 @@ struct TrainOptions {
   bool watch = false;
   std::uint64_t export_every = 0;
   double poll_seconds = 10;
+  int nproc = 0;
 };
 
 // Exports the trainer's weights as the next model version, unless the
-// latest already holds this step (a run killed after its export).
+// latest already holds this step (a run killed after its export). Every
+// rank calls it; rank 0 decides.
 std::uint64_t export_next(const selfplay::RunDir& run, const RunConfig& config, training::TrainingRun& trainer) {
-  const std::uint64_t latest = run.latest_model().value_or(0);
-  if (latest > 0 && nn::read_model_header(run.model_path(latest)).training_step == trainer.step()) {
-    spdlog::info("train: model {} already holds step {}", latest, trainer.step());
+  std::uint64_t latest = 0, held = 0;
+  if (trainer.writer()) {
+    latest = run.latest_model().value_or(0);
+    held = latest > 0 && nn::read_model_header(run.model_path(latest)).training_step == trainer.step();
+  }
+  if (nn::ProcessGroup* group = trainer.group()) {
+    latest = group->agree(latest);
+    held = group->agree(held);
+  }
+  if (held) {
+    if (trainer.writer()) spdlog::info("train: model {} already holds step {}", latest, trainer.step());
     return latest;
   }
   const std::string path = trainer.export_model(latest + 1, config.rules.name());
-  spdlog::info("train: exported model {} ({})", latest + 1, path);
+  if (trainer.writer()) spdlog::info("train: exported model {} ({})", latest + 1, path);
   return latest + 1;
+}
+
+// Whether any rank was asked to stop (every rank asks, at the same points).
+bool stopping(training::TrainingRun& trainer) {
+  nn::ProcessGroup* group = trainer.group();
+  return group ? group->any(stop_requested()) : stop_requested().load();
 }
 
 // Continuous training: steps as the data allows (at most train_ratio
@@ -49,21 +77,23 @@ std::uint64_t export_next(const selfplay::RunDir& run, const RunConfig& config, 
 // steps, promoted at once when the config promotes every candidate (else a
 // gatekeeper decides). Ends on SIGINT/SIGTERM.
 void train_watch(const selfplay::RunDir& run, const RunConfig& config, training::TrainingRun& trainer,
-                 selfplay::RoleLock& role, const TrainOptions& o,
+                 selfplay::RoleLock* role, const TrainOptions& o,
                  const std::function<void(const training::TrainProgress&)>& progress) {
   const std::uint64_t every = o.export_every ? o.export_every : config.train_stage.min_steps;
   const auto batch = static_cast<double>(config.training.batch_size);
-  spdlog::info("train: watching {} for samples; a candidate every {} steps, at most {:g} samples trained per "
-               "sample played",
-               run.path("selfplay"), every, config.train_stage.train_ratio);
-  while (!stop_requested()) {
+  if (trainer.writer())
+    spdlog::info("train: watching {} for samples; a candidate every {} steps, at most {:g} samples trained per "
+                 "sample played",
+                 run.path("selfplay"), every, config.train_stage.train_ratio);
+  while (!stopping(trainer)) {
     trainer.refresh_samples();
     const std::uint64_t total = trainer.store().total();
     const auto allowed = static_cast<std::uint64_t>(config.train_stage.train_ratio * total / batch);
     if (trainer.step() >= allowed) {
-      role.heartbeat({{"step", std::to_string(trainer.step())},
-                      {"samples", std::to_string(total)},
-                      {"state", "waiting for samples"}});
+      if (role)
+        role->heartbeat({{"step", std::to_string(trainer.step())},
+                         {"samples", std::to_string(total)},
+                         {"state", "waiting for samples"}});
       for (int i = 0; i < static_cast<int>(o.poll_seconds * 10) && !stop_requested(); ++i)
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
       continue;
@@ -72,30 +102,63 @@ void train_watch(const selfplay::RunDir& run, const RunConfig& config, training:
     if (!trainer.train_until(std::min(allowed, next_export), progress, &stop_requested())) break;
     if (trainer.step() % every != 0) continue;
     const std::uint64_t version = export_next(run, config, trainer);
-    if (config.eval.promotion == "continuous") {
+    if (config.eval.promotion == "continuous" && trainer.writer()) {
       run.set_best_model(version);
       spdlog::info("train: model {} is now the run's best (promotion: continuous)", version);
     }
   }
-  spdlog::info("train: stopped at step {} (checkpoint written); run again to go on", trainer.step());
+  if (trainer.writer())
+    spdlog::info("train: stopped at step {} (checkpoint written); run again to go on", trainer.step());
+}
+
+// This process's place in data-parallel training, from the launch
+// environment (nn/distributed.h); nullopt when it trains alone.
+std::optional<nn::LaunchEnvironment> launch_environment() {
+  try {
+    std::optional<nn::LaunchEnvironment> e = nn::LaunchEnvironment::read();
+    if (e && e->world_size > 1) return e;
+    return std::nullopt;
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(std::string("train: the launch environment is malformed: ") + e.what());
+  }
 }
 
 void run_train_command(const TrainOptions& o) {
+  const std::optional<nn::LaunchEnvironment> launch = launch_environment();
+  const int rank = launch ? launch->rank : 0;
   require_run(o.run_dir);
   const RunConfig config = resolve_run_config(o.run_dir, o.config);
   selfplay::RunDir run(o.run_dir);
+  // Rank 0 holds the trainer's role for all ranks.
   std::string warning;
-  selfplay::RoleLock role(run, "trainer", &warning);
-  setup_logging(run, "train");
+  std::unique_ptr<selfplay::RoleLock> role;
+  if (rank == 0) role = std::make_unique<selfplay::RoleLock>(run, "trainer", &warning);
+  setup_logging(run, rank == 0 ? "train" : "train-rank" + std::to_string(rank));
   if (!warning.empty()) spdlog::warn("train: {}", warning);
   install_stop_handlers();
   nn::DeviceOptions device;
   device.device = config.train_stage.device;
   device.threads = config.train_stage.threads;
-  training::TrainingRun trainer(run, config.training, device);
+  std::unique_ptr<nn::ProcessGroup> group;
+  if (launch) {
+    // One device per rank: a bare "cuda" means the rank's local GPU.
+    if (device.device == "cuda") device.device = "cuda:" + std::to_string(launch->local_rank);
+    nn::GroupOptions g;
+    g.rank = launch->rank;
+    g.world_size = launch->world_size;
+    g.master_addr = launch->master_addr;
+    g.master_port = launch->master_port;
+    g.device = device.device;
+    g.timeout_seconds = launch->timeout_seconds;
+    spdlog::info("train: rank {} of {} (from {}), device {}, meeting at {}:{}", launch->rank, launch->world_size,
+                 launch->source, device.device, launch->master_addr, launch->master_port);
+    group = nn::ProcessGroup::create(g);
+  }
+  training::TrainingRun trainer(run, config.training, device, group.get());
   const auto progress = [&](const training::TrainProgress& p) {
-    role.heartbeat({{"step", std::to_string(p.step) + "/" + std::to_string(p.target)},
-                    {"samples", std::to_string(p.total_samples)}});
+    role->heartbeat({{"step", std::to_string(p.step) + "/" + std::to_string(p.target)},
+                     {"samples", std::to_string(p.total_samples)},
+                     {"ranks", std::to_string(group ? group->world_size() : 1)}});
     spdlog::info("train: step {}/{}, loss {:.3f} (policy {:.3f}, value {:.3f}, moves left {:.3f}), lr {:.4g}, "
                  "{:.0f} samples/s, window {}/{}, ETA {}",
                  p.step, p.target, p.losses.total, p.losses.policy, p.losses.value, p.losses.moves_left, p.lr,
@@ -104,24 +167,146 @@ void run_train_command(const TrainOptions& o) {
                                      ? (p.target - p.step) * config.training.batch_size / p.samples_per_second
                                      : -1));
   };
-  if (o.watch) return train_watch(run, config, trainer, role, o, progress);
+  if (o.watch) return train_watch(run, config, trainer, role.get(), o, progress);
   trainer.refresh_samples();
   if (trainer.store().total() == 0)
     throw std::runtime_error("no samples in " + run.path("selfplay") + " (run ultima selfplay first)");
   const std::uint64_t target =
       o.until ? o.until : trainer.step() + (o.steps ? o.steps : config.train_stage.max_steps);
-  spdlog::info("train: step {} -> {}, {} samples in {} shards ({} skipped)", trainer.step(), target,
-               trainer.store().total(), trainer.store().shard_count(), trainer.store().skipped());
+  if (trainer.writer())
+    spdlog::info("train: step {} -> {}, {} samples in {} shards ({} skipped)", trainer.step(), target,
+                 trainer.store().total(), trainer.store().shard_count(), trainer.store().skipped());
   const bool finished = trainer.train_until(target, progress, &stop_requested());
   if (!finished) {
-    spdlog::info("train: stopped at step {} (checkpoint written); run again to go on", trainer.step());
+    if (trainer.writer())
+      spdlog::info("train: stopped at step {} (checkpoint written); run again to go on", trainer.step());
     return;
   }
   const std::uint64_t version = export_next(run, config, trainer);
-  if (o.promote) {
+  if (o.promote && trainer.writer()) {
     run.set_best_model(version);
     spdlog::info("train: model {} is now the run's best", version);
   }
+}
+
+// ---- ultima train --nproc N: N ranks on this machine ----
+
+// A TCP port free on the loopback now, for the ranks' rendezvous.
+int free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) throw std::runtime_error(std::string("train: no socket for the rendezvous: ") + std::strerror(errno));
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = 0;
+  socklen_t size = sizeof address;
+  const bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+                  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size) == 0;
+  ::close(fd);
+  if (!ok) throw std::runtime_error("train: cannot find a free port for the rendezvous");
+  return ntohs(address.sin_port);
+}
+
+// This process's own command line without --nproc: what each rank runs.
+std::vector<std::string> rank_command_line() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  const std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::string> args;
+  for (std::size_t at = 0; at < all.size();) {
+    const std::size_t end = all.find('\0', at);
+    args.push_back(all.substr(at, end - at));
+    at = end == std::string::npos ? all.size() : end + 1;
+  }
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--nproc") {
+      ++i;
+      continue;
+    }
+    if (args[i].rfind("--nproc=", 0) == 0) continue;
+    out.push_back(args[i]);
+  }
+  return out;
+}
+
+std::string exit_text(int status) {
+  if (WIFSIGNALED(status)) return "was killed by signal " + std::to_string(WTERMSIG(status));
+  return "exited with status " + std::to_string(WEXITSTATUS(status));
+}
+
+// Starts `nproc` ranks of this same command with the launch environment
+// set, and waits for them. When one fails, the others are stopped (SIGTERM,
+// then SIGKILL after a grace period: a rank waiting in a collective for the
+// dead one does not see SIGTERM until its timeout). SIGINT and SIGTERM are
+// passed on. Each rank resumes from the last checkpoint when started again.
+void launch_ranks(int nproc) {
+  if (const char* world = std::getenv("WORLD_SIZE"); world && *world)
+    throw std::runtime_error("train: --nproc inside a launched rank (WORLD_SIZE is set)");
+  const std::vector<std::string> args = rank_command_line();
+  if (args.empty()) throw std::runtime_error("train: cannot read this process's command line");
+  const int port = free_port();
+  install_stop_handlers();
+  std::vector<pid_t> pids;
+  for (int rank = 0; rank < nproc; ++rank) {
+    const pid_t pid = ::fork();
+    if (pid < 0) throw std::runtime_error(std::string("train: fork failed: ") + std::strerror(errno));
+    if (pid == 0) {
+      ::setenv("WORLD_SIZE", std::to_string(nproc).c_str(), 1);
+      ::setenv("RANK", std::to_string(rank).c_str(), 1);
+      ::setenv("LOCAL_RANK", std::to_string(rank).c_str(), 1);
+      ::setenv("MASTER_ADDR", "127.0.0.1", 1);
+      ::setenv("MASTER_PORT", std::to_string(port).c_str(), 1);
+      std::vector<char*> argv;
+      for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      ::execv("/proc/self/exe", argv.data());
+      std::fprintf(stderr, "train: cannot start rank %d: %s\n", rank, std::strerror(errno));
+      ::_exit(127);
+    }
+    pids.push_back(pid);
+  }
+  spdlog::info("train: started {} ranks (rendezvous 127.0.0.1:{})", nproc, port);
+  std::vector<bool> running(pids.size(), true);
+  std::string failure;
+  bool terminated = false, forwarded = false;
+  auto stop_all = [&](int signal) {
+    for (std::size_t i = 0; i < pids.size(); ++i)
+      if (running[i]) ::kill(pids[i], signal);
+  };
+  auto deadline = std::chrono::steady_clock::time_point::max();
+  for (int left = nproc; left > 0;) {
+    int status = 0;
+    const pid_t done = ::waitpid(-1, &status, WNOHANG);
+    if (done > 0) {
+      const auto it = std::find(pids.begin(), pids.end(), done);
+      if (it == pids.end()) continue;
+      const auto rank = static_cast<std::size_t>(it - pids.begin());
+      running[rank] = false;
+      --left;
+      const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+      if (!ok && failure.empty() && !forwarded) {
+        failure = "rank " + std::to_string(rank) + " " + exit_text(status);
+        spdlog::error("train: {}; stopping the other ranks", failure);
+      }
+      if (!ok && !terminated) {
+        terminated = true;
+        stop_all(SIGTERM);
+        deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+      }
+      continue;
+    }
+    if (stop_requested() && !forwarded) {
+      forwarded = true;
+      stop_all(SIGTERM);
+      deadline = std::min(deadline, std::chrono::steady_clock::now() + std::chrono::seconds(60));
+    }
+    if (std::chrono::steady_clock::now() > deadline) {
+      stop_all(SIGKILL);
+      deadline = std::chrono::steady_clock::time_point::max();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  if (!failure.empty()) throw std::runtime_error("train: " + failure + " (run again to resume from the last checkpoint)");
 }
 
 }  // namespace
@@ -147,7 +332,14 @@ void add_train_command(CLI::App& app) {
       ->check(CLI::Range(1, 1000000000));
   cmd->add_option("--poll-seconds", o->poll_seconds, "with --watch: how often to look for new samples (default 10)")
       ->check(CLI::Range(0.1, 3600.0));
-  cmd->callback([o] { run_train_command(*o); });
+  cmd->add_option("--nproc", o->nproc,
+                  "data-parallel training in N processes on this machine (sets WORLD_SIZE, RANK, LOCAL_RANK, "
+                  "MASTER_ADDR, MASTER_PORT for each; see deploy/README.md for clusters)")
+      ->check(CLI::Range(1, 1024));
+  cmd->callback([o] {
+    if (o->nproc > 1) return launch_ranks(o->nproc);
+    run_train_command(*o);
+  });
 }
 
 }  // namespace ultima::cli

@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-#define ULTIMA_NN_API_VERSION 2
+#define ULTIMA_NN_API_VERSION 3
 #define ULTIMA_NN_API_SYMBOL "ultima_nn_api"
 
 /* nn/model_file.h's NetArchitecture, field by field. */
@@ -47,6 +47,22 @@ typedef struct UltimaNnTrainerOptions {
 } UltimaNnTrainerOptions;
 
 typedef struct UltimaNnTrainer UltimaNnTrainer; /* a net, its optimizer and its device, opaque */
+
+/* A process group for data-parallel training (c10d): ranks 0 .. world_size-1
+ * meet at a rendezvous, rank 0's TCP store at master_addr:master_port, or a
+ * file store at store_path when that is set. Collectives go over Gloo, or
+ * NCCL for a CUDA device where the module was built with it. */
+typedef struct UltimaNnGroupOptions {
+  int32_t rank;
+  int32_t world_size;
+  const char* master_addr;
+  int32_t master_port;
+  const char* store_path;   /* NULL: the TCP store */
+  const char* device;       /* the trainer's device: "cpu", "cuda:1" */
+  int32_t timeout_seconds;  /* for the rendezvous and every collective */
+} UltimaNnGroupOptions;
+
+typedef struct UltimaNnGroup UltimaNnGroup; /* opaque */
 
 typedef struct UltimaNnApi {
   uint32_t api_version; /* ULTIMA_NN_API_VERSION of the module */
@@ -103,6 +119,26 @@ typedef struct UltimaNnApi {
    * payload, as serialize(); release with free_buffer. */
   int (*trainer_payload)(UltimaNnTrainer* trainer, char** payload, uint64_t* payload_bytes, char* error,
                          size_t error_size);
+
+  /* Data-parallel training (nn/torch/distributed.cpp). Every call below,
+   * and every trainer call of a joined trainer except trainer_measure, is a
+   * collective: each rank makes it, in the same order. */
+  UltimaNnGroup* (*group_create)(const UltimaNnGroupOptions* options, char* error, size_t error_size);
+  void (*group_destroy)(UltimaNnGroup* group);
+  /* Rank root's bytes to every rank. On root, *buffer and *bytes are its
+   * data and stay its own; elsewhere they receive a copy (free_buffer). */
+  int (*group_broadcast)(UltimaNnGroup* group, int32_t root, char** buffer, uint64_t* bytes, char* error,
+                         size_t error_size);
+  /* values[i] becomes the sum over ranks of values[i]. */
+  int (*group_sum)(UltimaNnGroup* group, double* values, int32_t count, char* error, size_t error_size);
+  /* Joins a trainer to a group: rank 0's weights and batch norm statistics
+   * go to every rank, and from then on a step takes each rank's rows as its
+   * share of one batch: batch norm uses the statistics of the whole batch,
+   * gradients are averaged over ranks (all-reduced in buckets after the
+   * backward pass), and the losses written are the whole batch's. A
+   * restore is followed by rank 0's weights to every rank again. The group
+   * must outlive the trainer. */
+  int (*trainer_join)(UltimaNnTrainer* trainer, UltimaNnGroup* group, char* error, size_t error_size);
 } UltimaNnApi;
 
 typedef const UltimaNnApi* (*UltimaNnApiFunction)(void);

@@ -81,4 +81,10 @@ std::vector<char> Trainer::payload() const {
   return take_buffer(data, size);
 }
 
+void Trainer::join(ProcessGroup& group) {
+  ErrorBuffer error;
+  if (nn_module().trainer_join(trainer_, group.handle(), error.text, sizeof error.text) != 0)
+    error.raise("the trainer cannot join the process group");
+}
+
 }  // namespace ultima::nn

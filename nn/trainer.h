@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "nn/distributed.h"
 #include "nn/model_file.h"
 #include "nn/network.h"
 
@@ -67,6 +68,13 @@ class Trainer {
   void restore(const std::vector<char>& state);
   // The weights as a model file payload (nn/model_file.h).
   std::vector<char> payload() const;
+  // Data-parallel training (nn/distributed.h): rank 0's weights go to
+  // every rank, and from then on each rank's batch is its share of one
+  // batch (equal shares), with batch norm over the whole batch, gradients
+  // averaged over ranks and the whole batch's losses returned. step(),
+  // state(), restore() and payload() become collectives; measure() stays
+  // local. `group` must outlive the trainer.
+  void join(ProcessGroup& group);
   const NetArchitecture& architecture() const { return architecture_; }
 
  private:

@@ -121,16 +121,27 @@ void write_sample(const selfplay::Sample& sample, BatchData& out, int row, float
   out.moves_left[row] = known ? static_cast<float>(sample.plies_to_end) : -1.0f;
 }
 
+void BatchSampler::set_share(int rank, int ranks) {
+  if (ranks < 1 || rank < 0 || rank >= ranks) throw std::invalid_argument("rank " + std::to_string(rank) + " of " +
+                                                                         std::to_string(ranks));
+  if (batch_size_ % ranks != 0)
+    throw std::invalid_argument("training: batch_size " + std::to_string(batch_size_) + " does not split into " +
+                                std::to_string(ranks) + " equal shares");
+  rank_ = rank;
+  ranks_ = ranks;
+}
+
 void BatchSampler::fill(const SampleStore& store, std::uint64_t begin, std::uint64_t end,
                         std::uint64_t batch_number, BatchData& out) {
   if (end > store.total() || begin >= end) throw std::invalid_argument("the training window is empty");
   const std::uint64_t size = end - begin;
-  out.size = batch_size_;
-  out.planes.resize(std::size_t(batch_size_) * nn::kInputSize);
-  out.policy.resize(std::size_t(batch_size_) * nn::kPolicySize);
-  out.wdl.resize(std::size_t(batch_size_) * 3);
-  out.moves_left.resize(batch_size_);
-  for (int row = 0; row < batch_size_; ++row) {
+  const int share = batch_size_ / ranks_, first = rank_ * share;
+  out.size = share;
+  out.planes.resize(std::size_t(share) * nn::kInputSize);
+  out.policy.resize(std::size_t(share) * nn::kPolicySize);
+  out.wdl.resize(std::size_t(share) * 3);
+  out.moves_left.resize(share);
+  for (int row = first; row < first + share; ++row) {
     const std::uint64_t position = batch_number * batch_size_ + row;
     const std::uint64_t pass = position / size;
     if (pass != perm_pass_ || begin != perm_begin_ || end != perm_end_) {
@@ -145,9 +156,10 @@ void BatchSampler::fill(const SampleStore& store, std::uint64_t begin, std::uint
     const selfplay::Sample& sample = store.at(begin + perm_[position % size]);
     if (symmetries_) {
       const auto sym = static_cast<Symmetry>(mix64(seed_ ^ mix64(position + 0x5151)) % kSymmetryCount);
-      write_sample(sym == Symmetry::kIdentity ? sample : selfplay::transform_sample(sample, sym), out, row, q_ratio_);
+      write_sample(sym == Symmetry::kIdentity ? sample : selfplay::transform_sample(sample, sym), out, row - first,
+                   q_ratio_);
     } else {
-      write_sample(sample, out, row, q_ratio_);
+      write_sample(sample, out, row - first, q_ratio_);
     }
   }
 }

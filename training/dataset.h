@@ -92,6 +92,11 @@ struct BatchData {
 class BatchSampler {
  public:
   BatchSampler(std::uint64_t seed, int batch_size, bool symmetries = true, float q_ratio = 0);
+  // Rank `rank` of `ranks` in data-parallel training: fill() makes only its
+  // share of each batch, rows [rank * b / ranks, (rank + 1) * b / ranks) of
+  // batch_size b (which `ranks` must divide), so the ranks' shares are
+  // disjoint and together the one batch.
+  void set_share(int rank, int ranks);
   void fill(const SampleStore& store, std::uint64_t begin, std::uint64_t end, std::uint64_t batch_number,
             BatchData& out);
 
@@ -100,6 +105,7 @@ class BatchSampler {
   int batch_size_;
   bool symmetries_;
   float q_ratio_;
+  int rank_ = 0, ranks_ = 1;
   // The permutation of the current pass, for the window it was made for.
   std::uint64_t perm_begin_ = 0, perm_end_ = 0, perm_pass_ = ~0ULL;
   std::vector<std::uint32_t> perm_;

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -131,11 +132,14 @@ std::string checkpoint_path(const selfplay::RunDir& run, std::uint64_t step) {
   return run.path(name);
 }
 
-TrainingRun::TrainingRun(const selfplay::RunDir& run, TrainConfig config, nn::DeviceOptions device)
+TrainingRun::TrainingRun(const selfplay::RunDir& run, TrainConfig config, nn::DeviceOptions device,
+                         nn::ProcessGroup* group)
     : run_(run),
       config_(std::move(config)),
+      group_(group),
       sampler_(config_.seed, config_.batch_size, config_.symmetries, config_.q_ratio) {
   config_.validate();
+  if (group_) sampler_.set_share(group_->rank(), group_->world_size());
   const std::string first = run_.model_path(0);
   const nn::ModelFile model = nn::read_model_file(first);
   architecture_ = model.header.architecture;
@@ -147,6 +151,7 @@ TrainingRun::TrainingRun(const selfplay::RunDir& run, TrainConfig config, nn::De
   options.moves_left_weight = config_.moves_left_weight;
   options.device = device;
   trainer_ = nn::Trainer::create(architecture_, model.payload, config_.seed, options);
+  if (group_) trainer_->join(*group_);
   load_latest_checkpoint();
   // The average starts from the weights where there is none yet (a new run,
   // or ema_halflife set on a run trained without it).
@@ -157,19 +162,31 @@ TrainingRun::TrainingRun(const selfplay::RunDir& run, TrainConfig config, nn::De
 TrainingRun::~TrainingRun() = default;
 
 void TrainingRun::load_latest_checkpoint() {
-  auto checkpoints = list_checkpoints(run_);
-  for (auto it = checkpoints.rbegin(); it != checkpoints.rend(); ++it) {
-    try {
-      Checkpoint c = read_checkpoint(it->second, architecture_);
-      trainer_->restore(c.state);
-      step_ = c.step;
-      average_ = std::move(c.average);
-      spdlog::info("train: resumed from {} (step {})", it->second, step_);
-      break;
-    } catch (const std::exception& e) {
-      spdlog::warn("train: skipping checkpoint: {}", e.what());
+  // Rank 0 finds the newest checkpoint that reads; the others take that one.
+  std::string chosen;
+  std::optional<Checkpoint> loaded;
+  if (writer()) {
+    auto checkpoints = list_checkpoints(run_);
+    for (auto it = checkpoints.rbegin(); it != checkpoints.rend() && !loaded; ++it) {
+      try {
+        loaded = read_checkpoint(it->second, architecture_);
+        chosen = it->second;
+      } catch (const std::exception& e) {
+        spdlog::warn("train: skipping checkpoint: {}", e.what());
+      }
     }
   }
+  if (group_) {
+    chosen = group_->broadcast(chosen);
+    if (!writer() && !chosen.empty()) loaded = read_checkpoint(chosen, architecture_);
+  }
+  if (loaded) {
+    trainer_->restore(loaded->state);
+    step_ = loaded->step;
+    average_ = std::move(loaded->average);
+    if (writer()) spdlog::info("train: resumed from {} (step {})", chosen, step_);
+  }
+  if (!writer()) return;
   // Rows past the resumed step were made by steps that are done again.
   const std::string metrics = run_.path("metrics.csv");
   if (fs::exists(metrics)) {
@@ -199,11 +216,23 @@ void TrainingRun::load_latest_checkpoint() {
 }
 
 void TrainingRun::refresh_samples(const std::vector<std::string>& paths) {
-  store_.add_shards(paths.empty() ? run_.shard_paths() : paths);
+  std::vector<std::string> shards = paths.empty() ? run_.shard_paths() : paths;
+  if (group_) {
+    // Rank 0's list, so that every rank has the same samples in the same order.
+    std::string list;
+    for (const std::string& s : shards) list += s + "\n";
+    list = group_->broadcast(list);
+    shards.clear();
+    std::istringstream in(list);
+    for (std::string line; std::getline(in, line);)
+      if (!line.empty()) shards.push_back(line);
+  }
+  store_.add_shards(shards);
 }
 
 void TrainingRun::save_checkpoint() {
   std::vector<char> blob = trainer_->state();
+  if (!writer()) return;
   const std::size_t state_size = blob.size();
   blob.insert(blob.end(), average_.begin(), average_.end());
   std::ostringstream header;
@@ -221,6 +250,7 @@ void TrainingRun::save_checkpoint() {
 }
 
 void TrainingRun::append_metrics(const TrainProgress& p) {
+  if (!writer()) return;
   const std::string path = run_.path("metrics.csv");
   const bool fresh = !fs::exists(path);
   std::ofstream out(path, std::ios::app);
@@ -253,7 +283,8 @@ bool TrainingRun::train_until(std::uint64_t target, const std::function<void(con
   int steps_since = 0;
   nn::TrainLosses sum;
   while (step_ < target) {
-    if (stop && stop->load()) {
+    const bool stopping = stop && stop->load();
+    if (group_ ? group_->any(stopping) : stopping) {
       save_checkpoint();
       return false;
     }
@@ -287,7 +318,7 @@ bool TrainingRun::train_until(std::uint64_t target, const std::function<void(con
       p.samples_per_second = dt > 0 ? steps_since * config_.batch_size / dt : 0;
       p.seconds = std::chrono::duration<double>(now - start).count();
       append_metrics(p);
-      if (progress) progress(p);
+      if (progress && writer()) progress(p);
       sum = {};
       steps_since = 0;
     }
@@ -315,7 +346,8 @@ std::string TrainingRun::export_model(std::uint64_t version, const std::string& 
   header.rules = rules;
   header.training_step = step_;
   const std::string path = run_.model_path(version);
-  nn::write_model_file(path, header, average_.empty() ? trainer_->payload() : average_);
+  const std::vector<char> payload = average_.empty() ? trainer_->payload() : average_;
+  if (writer()) nn::write_model_file(path, header, payload);
   return path;
 }
 

@@ -73,14 +73,25 @@ struct TrainProgress {
 // Trains in one run directory. Starts from its newest readable checkpoint,
 // else from model version 0 (which must exist: the loop and `ultima train`
 // create it).
+//
+// Data-parallel: with a process group, every rank makes a TrainingRun on
+// the same run directory and calls the same methods in the same order
+// (each is then a collective). Rank 0 chooses the checkpoint and the shards
+// and the others take its choice; each rank trains on its disjoint share
+// of every batch; only rank 0 writes checkpoints, metrics and models; a
+// stop seen by any rank stops all at the same step.
 class TrainingRun {
  public:
-  TrainingRun(const selfplay::RunDir& run, TrainConfig config, nn::DeviceOptions device);
+  TrainingRun(const selfplay::RunDir& run, TrainConfig config, nn::DeviceOptions device,
+              nn::ProcessGroup* group = nullptr);
   ~TrainingRun();
   std::uint64_t step() const { return step_; }
   const TrainConfig& config() const { return config_; }
   nn::Trainer& trainer() { return *trainer_; }
   SampleStore& store() { return store_; }
+  nn::ProcessGroup* group() { return group_; }
+  // Whether this process writes the run's files (rank 0, or no group).
+  bool writer() const { return !group_ || group_->rank() == 0; }
 
   // Reads new shards (all of the run's, or these paths when given).
   void refresh_samples(const std::vector<std::string>& paths = {});
@@ -89,7 +100,8 @@ class TrainingRun {
   bool train_until(std::uint64_t target, const std::function<void(const TrainProgress&)>& progress = {},
                    const std::atomic<bool>* stop = nullptr);
   // Writes the current weights (their moving average with ema_halflife) as
-  // model `version` (atomic). Returns its path.
+  // model `version` (atomic; by rank 0 alone, but every rank calls it).
+  // Returns its path.
   std::string export_model(std::uint64_t version, const std::string& rules) const;
   void save_checkpoint();
 
@@ -99,6 +111,7 @@ class TrainingRun {
   void update_average();
   selfplay::RunDir run_;
   TrainConfig config_;
+  nn::ProcessGroup* group_;
   nn::NetArchitecture architecture_;
   std::unique_ptr<nn::Trainer> trainer_;
   SampleStore store_;

@@ -20,6 +20,9 @@
 namespace ultima::nn {
 // The trainer's entries of the interface (trainer.cpp).
 void add_trainer_api(UltimaNnApi& api);
+namespace dist {
+void add_group_api(UltimaNnApi& api);
+}
 }  // namespace ultima::nn
 
 struct UltimaNnNet {
@@ -181,6 +184,7 @@ UltimaNnApi make_api() {
   api.free_buffer = free_buffer;
   api.describe = describe;
   ultima::nn::add_trainer_api(api);
+  ultima::nn::dist::add_group_api(api);
   return api;
 }
 

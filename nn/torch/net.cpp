@@ -53,8 +53,8 @@ ResidualBlockImpl::ResidualBlockImpl(int channels, int se_channels) : channels_(
 }
 
 torch::Tensor ResidualBlockImpl::forward(const torch::Tensor& x) {
-  torch::Tensor y = torch::relu(bn1_(conv1_(x)));
-  y = bn2_(conv2_(y));
+  torch::Tensor y = torch::relu(norm(bn1_, conv1_(x)));
+  y = norm(bn2_, conv2_(y));
   if (se_squeeze_) {
     torch::Tensor s = se_excite_(torch::relu(se_squeeze_(y.mean({2, 3}))));
     const torch::Tensor scale = s.narrow(1, 0, channels_), bias = s.narrow(1, channels_, channels_);
@@ -84,15 +84,20 @@ UltimaNetImpl::UltimaNetImpl(const NetArchitecture& a) : architecture_(a) {
   }
 }
 
+void UltimaNetImpl::set_batch_norm(const BatchNormFunction& norm) {
+  norm_ = norm;
+  for (const auto& block : *tower_) block->as<ResidualBlock>()->set_batch_norm(norm);
+}
+
 NetOutput UltimaNetImpl::forward(const torch::Tensor& planes) {
-  torch::Tensor x = torch::relu(input_bn_(input_conv_(planes)));
+  torch::Tensor x = torch::relu(norm(input_bn_, input_conv_(planes)));
   for (const auto& block : *tower_) x = block->as<ResidualBlock>()->forward(x);
   NetOutput out;
-  out.policy = policy_out_(torch::relu(policy_bn_(policy_conv_(x)))).flatten(1);
-  torch::Tensor v = torch::relu(value_bn_(value_conv_(x))).flatten(1);
+  out.policy = policy_out_(torch::relu(norm(policy_bn_, policy_conv_(x)))).flatten(1);
+  torch::Tensor v = torch::relu(norm(value_bn_, value_conv_(x))).flatten(1);
   out.wdl = value_out_(torch::relu(value_fc_(v)));
   if (moves_left_conv_) {
-    torch::Tensor m = torch::relu(moves_left_bn_(moves_left_conv_(x))).flatten(1);
+    torch::Tensor m = torch::relu(norm(moves_left_bn_, moves_left_conv_(x))).flatten(1);
     out.moves_left = torch::relu(moves_left_out_(torch::relu(moves_left_fc_(m)))).squeeze(1);
   }
   return out;

@@ -12,6 +12,7 @@
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,13 +20,21 @@
 
 namespace ultima::nn {
 
+// How the net applies a batch norm layer: by default the layer's own
+// forward; a data-parallel trainer puts in one that takes the batch
+// statistics of every rank (nn/torch/distributed.h).
+using BatchNormFunction = std::function<torch::Tensor(torch::nn::BatchNorm2dImpl&, const torch::Tensor&)>;
+
 // conv3x3 - BN - ReLU - conv3x3 - BN - SE - add the input - ReLU.
 class ResidualBlockImpl : public torch::nn::Module {
  public:
   ResidualBlockImpl(int channels, int se_channels);
   torch::Tensor forward(const torch::Tensor& x);
+  void set_batch_norm(BatchNormFunction norm) { norm_ = std::move(norm); }
 
  private:
+  torch::Tensor norm(torch::nn::BatchNorm2d& bn, const torch::Tensor& x) { return norm_ ? norm_(*bn, x) : bn(x); }
+  BatchNormFunction norm_;
   torch::nn::Conv2d conv1_{nullptr}, conv2_{nullptr};
   torch::nn::BatchNorm2d bn1_{nullptr}, bn2_{nullptr};
   // Squeeze-excitation: global average pool -> dense -> ReLU -> dense to a
@@ -47,9 +56,13 @@ class UltimaNetImpl : public torch::nn::Module {
   // planes: [B, input_planes, 8, 8].
   NetOutput forward(const torch::Tensor& planes);
   const NetArchitecture& architecture() const { return architecture_; }
+  // Every batch norm layer through `norm` from now on (empty: their own).
+  void set_batch_norm(const BatchNormFunction& norm);
 
  private:
+  torch::Tensor norm(torch::nn::BatchNorm2d& bn, const torch::Tensor& x) { return norm_ ? norm_(*bn, x) : bn(x); }
   NetArchitecture architecture_;
+  BatchNormFunction norm_;
   torch::nn::Conv2d input_conv_{nullptr};
   torch::nn::BatchNorm2d input_bn_{nullptr};
   torch::nn::ModuleList tower_{nullptr};

@@ -23,6 +23,7 @@
 #include <string>
 
 #include "nn/module_api.h"
+#include "nn/torch/distributed.h"
 #include "nn/torch/module_util.h"
 #include "nn/torch/net.h"
 
@@ -45,6 +46,7 @@ struct UltimaNnTrainer {
   int threads = 0;
   ultima::nn::UltimaNet net{nullptr};
   std::unique_ptr<torch::optim::Optimizer> optimizer;
+  UltimaNnGroup* group = nullptr;  // data-parallel training when set (not owned)
 };
 
 namespace ultima::nn {
@@ -122,7 +124,13 @@ struct LossTensors {
   torch::Tensor policy, value, moves_left, total;
 };
 
+// In a group (training mode), each rank's losses are of its share of one
+// batch; averaged over ranks (as the gradients are), they are the batch's.
+// The policy and value losses are means over equal shares, so that holds
+// as they are; the moves-left loss is a mean over the rows with a known
+// target, which the ranks count together.
 LossTensors compute_losses(UltimaNnTrainer& t, const Targets& in) {
+  const bool shared = t.group && t.net->is_training();
   const NetOutput out = t.net->forward(in.planes);
   LossTensors l;
   l.policy = -(in.policy * torch::log_softmax(out.policy, 1)).sum(1).mean();
@@ -133,7 +141,12 @@ LossTensors compute_losses(UltimaNnTrainer& t, const Targets& in) {
     const torch::Tensor known = (in.moves_left >= 0).to(torch::kFloat);
     const torch::Tensor huber =
         torch::smooth_l1_loss(out.moves_left / 20, in.moves_left.clamp_min(0) / 20, at::Reduction::None);
-    l.moves_left = (huber * known).sum() / known.sum().clamp_min(1);
+    if (shared) {
+      const torch::Tensor all_known = dist::sum_over_ranks(*t.group, known.sum().detach().reshape({1}));
+      l.moves_left = (huber * known).sum() * dist::world_size(*t.group) / all_known.squeeze().clamp_min(1);
+    } else {
+      l.moves_left = (huber * known).sum() / known.sum().clamp_min(1);
+    }
   } else {
     l.moves_left = torch::zeros({}, torch::TensorOptions().device(t.device));
   }
@@ -141,9 +154,10 @@ LossTensors compute_losses(UltimaNnTrainer& t, const Targets& in) {
   return l;
 }
 
-void write_losses(const LossTensors& l, double* losses) {
-  const torch::Tensor all = torch::stack({l.policy.detach(), l.value.detach(), l.moves_left.detach(), l.total.detach()})
-                                .to(torch::kCPU, torch::kDouble);
+void write_losses(UltimaNnTrainer& t, const LossTensors& l, double* losses, bool shared) {
+  torch::Tensor all = torch::stack({l.policy.detach(), l.value.detach(), l.moves_left.detach(), l.total.detach()});
+  if (shared) dist::average_over_ranks(*t.group, {all});
+  all = all.to(torch::kCPU, torch::kDouble);
   for (int i = 0; i < 4; ++i) losses[i] = all[i].item<double>();
 }
 
@@ -151,6 +165,30 @@ torch::Tensor state_tag(const UltimaNnTrainer& t) {
   std::vector<std::int64_t> tag{kStateFormat, static_cast<std::int64_t>(t.kind)};
   for (const std::int64_t f : architecture_fields(t.architecture)) tag.push_back(f);
   return torch::tensor(tag, torch::kLong);
+}
+
+std::vector<torch::Tensor> weights_and_buffers(UltimaNnTrainer& t) {
+  std::vector<torch::Tensor> all = t.net->parameters();
+  for (const torch::Tensor& b : t.net->buffers()) all.push_back(b);
+  return all;
+}
+
+// A joined trainer's net: batch norm over the whole batch, rank 0's
+// weights and statistics.
+void attach(UltimaNnTrainer& t) {
+  UltimaNnGroup* group = t.group;
+  t.net->set_batch_norm([group](torch::nn::BatchNorm2dImpl& bn, const torch::Tensor& x) {
+    return dist::synced_batch_norm(*group, bn, x);
+  });
+  dist::broadcast_from_first(*group, weights_and_buffers(t));
+}
+
+// Batch norm's running statistics are equal on every rank by construction
+// (each rank updates them from the same whole-batch statistics); sent from
+// rank 0 before they are saved anyway, so that what is written never
+// depends on the rank that writes it.
+void equalize_buffers(UltimaNnTrainer& t) {
+  if (t.group) dist::broadcast_from_first(*t.group, t.net->buffers());
 }
 
 // ---- the interface ----
@@ -202,7 +240,7 @@ int trainer_step(UltimaNnTrainer* t, int32_t batch, const float* planes, const f
     std::vector<torch::Tensor> buffers;
     for (const torch::Tensor& b : t->net->buffers()) buffers.push_back(b.clone());
     const LossTensors l = compute_losses(*t, in);
-    write_losses(l, losses);
+    write_losses(*t, l, losses, t->group != nullptr);
     // A non-finite loss would poison every weight: no step, nothing changed.
     if (!std::isfinite(losses[3])) {
       torch::NoGradGuard no_grad;
@@ -213,6 +251,14 @@ int trainer_step(UltimaNnTrainer* t, int32_t batch, const float* planes, const f
                                "); no step taken");
     }
     l.total.backward();
+    if (t->group) {
+      std::vector<torch::Tensor> grads;
+      for (torch::Tensor& p : t->net->parameters()) {
+        if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);
+        grads.push_back(p.grad());
+      }
+      dist::average_over_ranks(*t->group, grads);
+    }
     for (auto& group : t->optimizer->param_groups()) group.options().set_lr(lr);
     t->optimizer->step();
   });
@@ -225,12 +271,13 @@ int trainer_measure(UltimaNnTrainer* t, int32_t batch, const float* planes, cons
     const Targets in = to_tensors(*t, batch, planes, policy, wdl, moves_left);
     torch::NoGradGuard no_grad;
     t->net->eval();
-    write_losses(compute_losses(*t, in), losses);
+    write_losses(*t, compute_losses(*t, in), losses, false);
   });
 }
 
 int trainer_state(UltimaNnTrainer* t, char** buffer, uint64_t* bytes, char* error, size_t error_size) {
   return guarded(error, error_size, [&] {
+    equalize_buffers(*t);
     torch::serialize::OutputArchive archive, model, optimizer;
     t->net->save(model);
     t->optimizer->save(optimizer);
@@ -283,13 +330,30 @@ int trainer_restore(UltimaNnTrainer* t, const char* buffer, uint64_t bytes, char
     optimizer->load(optimizer_archive);
     t->net = net;
     t->optimizer = std::move(optimizer);
+    if (t->group) attach(*t);
   });
 }
 
 int trainer_payload(UltimaNnTrainer* t, char** payload, uint64_t* payload_bytes, char* error, size_t error_size) {
   return guarded(error, error_size, [&] {
+    equalize_buffers(*t);
     const std::vector<char> bytes = save_payload(*t->net);
     copy_out(bytes.data(), bytes.size(), payload, payload_bytes);
+  });
+}
+
+int trainer_join(UltimaNnTrainer* t, UltimaNnGroup* group, char* error, size_t error_size) {
+  return guarded(error, error_size, [&] {
+    if (!group) throw std::invalid_argument("no group to join");
+    if (t->group) throw std::logic_error("the trainer is already in a group");
+    t->group = group;
+    try {
+      attach(*t);
+    } catch (...) {
+      t->group = nullptr;
+      t->net->set_batch_norm({});
+      throw;
+    }
   });
 }
 
@@ -303,6 +367,7 @@ void add_trainer_api(UltimaNnApi& api) {
   api.trainer_state = trainer_state;
   api.trainer_restore = trainer_restore;
   api.trainer_payload = trainer_payload;
+  api.trainer_join = trainer_join;
 }
 
 }  // namespace ultima::nn
