@@ -12,6 +12,8 @@ PACKAGES=(
   # tests and benchmarks; clang and its runtime for the libFuzzer programs
   # (scripts/fuzz.sh)
   libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-14-dev
+  # the Kubernetes manifests' check (tests/cli/k8s_manifests_test.py)
+  python3 python3-yaml
   # command line, logging, config, data
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libyaml-cpp-dev libzstd-dev
   # numerics and the LibTorch stack; libopenblas0-openmp keeps LibTorch off

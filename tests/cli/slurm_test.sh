@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# The Slurm batch scripts of deploy/slurm/, submitted unchanged to a one-node
+# Slurm brought up on this machine (deploy/slurm/local-slurm.sh, as root):
+# submit-all.sh on the tiny config with a 2-task trainer, a 2-worker array
+# and the gatekeeper. Once the trainer has exported two candidates (or after
+# SECONDS), every job is cancelled (the trainer stops cleanly on its
+# SIGTERM), and the run must hold what a fleet on
+# one machine leaves (tests/cli/run_checks.sh): whole, distinct shards, the
+# data ratio kept, consecutive versions, gate-passed promotions. Each
+# trainer task must have been given the rendezvous (MASTER_ADDR, the job's
+# first host; MASTER_PORT, 29500 + job id % 1000) and its own rank
+# (SLURM_PROCID 0 and 1 of SLURM_NTASKS 2).
+#
+# A program without distributed training (no `train --nproc`) runs one
+# trainer per run: the second task records its environment and leaves,
+# instead of being refused as a second trainer.
+#
+# Usage: slurm_test.sh ULTIMA CONFIGS_DIR [SECONDS]
+# Needs root. Run by hand it installs slurm-wlm and munge when missing
+# (apt-get, through local-slurm.sh); with SLURM_TEST_INSTALL=0 (as ctest
+# runs it) it exits 77, skipped, instead.
+set -euo pipefail
+ultima=$(realpath "$1")
+configs=$(realpath "$2")
+seconds=${3:-300}
+here=$(cd "$(dirname "$0")" && pwd)
+slurm="$here/../../deploy/slurm"
+[ "$(id -u)" -eq 0 ] || { echo "skipped: a local Slurm needs root"; exit 77; }
+if [ "${SLURM_TEST_INSTALL:-1}" = 0 ] && ! command -v slurmctld > /dev/null; then
+  echo "skipped: Slurm is not installed (deploy/slurm/local-slurm.sh up DIR installs it)"
+  exit 77
+fi
+
+work=$(mktemp -d)
+state="$work/slurm"
+run="$work/run"
+cleanup() {
+  "$slurm/local-slurm.sh" down "$state" > /dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+fail() {
+  echo "FAIL: $*" >&2
+  for f in "$run"/logs/*.out "$state"/log/slurmctld.log; do
+    [ -f "$f" ] && { echo "== $f" >&2; tail -n 15 "$f" >&2; }
+  done
+  exit 1
+}
+# shellcheck source=run_checks.sh
+source "$here/run_checks.sh"
+
+distributed=0
+"$ultima" train --help | grep -q -- '--nproc' && distributed=1
+
+# The program as the jobs see it: a wrapper that records each trainer
+# task's environment, then runs the program.
+mkdir -p "$work/bin"
+cat > "$work/bin/ultima" << EOF
+#!/usr/bin/env bash
+if [ "\$1" = train ]; then
+  echo "rank \${SLURM_PROCID:-} of \${SLURM_NTASKS:-} local \${SLURM_LOCALID:-} master \${MASTER_ADDR:-}:\${MASTER_PORT:-} world \${WORLD_SIZE:-unset}" >> "$work/ranks.log"
+  if [ $distributed = 0 ] && [ "\${SLURM_PROCID:-0}" != 0 ]; then exit 0; fi
+fi
+exec "$ultima" "\$@"
+EOF
+chmod +x "$work/bin/ultima"
+
+"$slurm/local-slurm.sh" up "$state"
+export SLURM_CONF="$state/slurm.conf"
+
+start=$SECONDS
+ULTIMA="$work/bin/ultima" \
+  TRAINER_SBATCH="--ntasks-per-node=2" WORKERS_SBATCH="--array=0-1" \
+  ULTIMA_TRAIN_ARGS="--export-every 10 --poll-seconds 0.3" \
+  ULTIMA_SELFPLAY_ARGS="--games 4" ULTIMA_GATE_ARGS="--poll-seconds 0.3" \
+  "$slurm/submit-all.sh" "$run" "$configs/tiny.yaml"
+read -r init trainer workers gate < "$run/logs/jobs"
+
+# Until the trainer exported two candidates; every job must keep running.
+seen_running=""
+while [ ! -f "$run/models/model-000002.unn" ]; do
+  [ $((SECONDS - start)) -lt "$seconds" ] || fail "no model 2 after $seconds s"
+  states=$(squeue -h -o '%i %j %T' 2> /dev/null || true)
+  for job in "$trainer" "${workers}_0" "${workers}_1" "$gate"; do
+    case "$states" in
+      *"$job "*RUNNING*) case " $seen_running " in *" $job "*) ;; *) seen_running="$seen_running $job" ;; esac ;;
+    esac
+  done
+  for job in "$trainer" "$gate"; do
+    if [ -f "$run/models/model-000000.unn" ] && ! printf '%s\n' "$states" | grep -q "^$job "; then
+      fail "job $job ended: $states"
+    fi
+  done
+  sleep 2
+done
+elapsed=$((SECONDS - start))
+status=$("$ultima" status --run-dir "$run")
+echo "$status"
+for tag in "j${workers}_0" "j${workers}_1"; do
+  printf '%s\n' "$status" | grep -q "$tag" || fail "worker $tag not in the status"
+done
+for job in "$trainer" "${workers}_0" "${workers}_1" "$gate"; do
+  case " $seen_running " in *" $job "*) ;; *) fail "job $job never seen running";; esac
+done
+# The init job succeeded (the others depend on it) and left its output.
+grep -q 'model 0 ready' "$run/logs/ultima-init-$init.out" || fail "init job output"
+
+# Cancel (SIGTERM, then SIGKILL after KillWait) and wait for the jobs to go.
+scancel "$trainer" "$workers" "$gate"
+for _ in $(seq 1 60); do
+  [ -z "$(squeue -h)" ] && break
+  sleep 1
+done
+[ -z "$(squeue -h)" ] || fail "jobs still there after cancel: $(squeue -h)"
+
+check_run "$ultima" "$run"
+# scancel's SIGTERM reached the trainer, which stopped after a checkpoint.
+grep -q "train: stopped at step" "$run/logs/ultima-train-$trainer.out" || fail "the trainer did not stop cleanly"
+
+# The trainer's tasks: ranks 0 and 1 of 2, one rendezvous on the first host.
+port=$((29500 + trainer % 1000))
+host=$(hostname -s)
+for rank in 0 1; do
+  grep -qx "rank $rank of 2 local $rank master $host:$port world unset" "$work/ranks.log" \
+    || fail "trainer task $rank: $(cat "$work/ranks.log")"
+done
+[ "$(wc -l < "$work/ranks.log")" = 2 ] || fail "trainer tasks: $(cat "$work/ranks.log")"
+
+if [ $distributed = 1 ]; then mode="2 trainer ranks"; else mode="1 trainer rank (no distributed training in this program)"; fi
+echo "PASS: $mode; model 2 after ${elapsed} s; $shards shards, $samples samples, step $step, models 0..$last, best $best"
