@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <random>
@@ -16,8 +17,10 @@
 
 #include "cli/bench_inputs.h"
 #include "commands.h"
+#include "launch.h"
 #include "engine/rules/movegen.h"
 #include "nn/network.h"
+#include "nn/distributed.h"
 #include "nn/trainer.h"
 #include "selfplay/selfplay.h"
 #include "training/dataset.h"
@@ -138,7 +141,50 @@ struct BenchTrainOptions {
   int batch_size = 256;
   int steps = 20;
   int samples = 4096;
+  int nproc = 1;
 };
+
+// bench train inside a launched rank: steps of the trainer joined to the
+// ranks' group, each rank with a share of batch_size x ranks (the batch per
+// rank stays batch_size: weak scaling, as one GPU's batch per rank). Rank 0
+// prints the whole group's samples/s, and its efficiency against the one
+// rank's rate that the launcher measured (ULTIMA_BENCH_ONE_RANK).
+void bench_train_rank(const BenchTrainOptions& o, const nn::LaunchEnvironment& launch,
+                      training::SampleStore& store) {
+  nn::GroupOptions g;
+  g.rank = launch.rank;
+  g.world_size = launch.world_size;
+  g.master_addr = launch.master_addr;
+  g.master_port = launch.master_port;
+  g.device = o.net.device == "cuda" ? "cuda:" + std::to_string(launch.local_rank) : o.net.device;
+  g.timeout_seconds = launch.timeout_seconds;
+  auto group = nn::ProcessGroup::create(g);
+  nn::TrainerOptions options;
+  options.device.device = g.device;
+  options.device.threads = o.net.threads;
+  auto trainer = nn::Trainer::create(o.net.architecture(), {}, 1, options);
+  trainer->join(*group);
+  training::BatchSampler sampler(1, o.batch_size * launch.world_size);
+  sampler.set_share(launch.rank, launch.world_size);
+  training::BatchData data;
+  sampler.fill(store, 0, store.total(), 0, data);
+  const nn::TrainBatch batch{data.size, data.planes.data(), data.policy.data(), data.wdl.data(),
+                             data.moves_left.data()};
+  trainer->step(batch, 0.001f);  // warm-up
+  const auto start = Clock::now();
+  for (int i = 0; i < o.steps; ++i) trainer->step(batch, 0.001f);
+  const double seconds = since(start);
+  const double rate = static_cast<double>(o.steps) * o.batch_size * launch.world_size / seconds;
+  if (launch.rank != 0) return;
+  const char* one = std::getenv("ULTIMA_BENCH_ONE_RANK");
+  const double one_rank = one ? std::atof(one) : 0;
+  std::printf("%d ranks (Gloo%s), %d per rank: %.0f samples/s", launch.world_size,
+              g.device == "cpu" ? "" : ", or NCCL where built", o.batch_size, rate);
+  if (one_rank > 0)
+    std::printf(" = %.2fx one rank, scaling efficiency %.0f%%", rate / one_rank,
+                100 * rate / (one_rank * launch.world_size));
+  std::printf("\n");
+}
 
 void bench_train(const BenchTrainOptions& o) {
   spdlog::set_level(spdlog::level::warn);
@@ -169,6 +215,8 @@ void bench_train(const BenchTrainOptions& o) {
   selfplay::write_shard(shard, header, samples);
   training::SampleStore store;
   store.add_shards({shard});
+  if (const auto launch = nn::LaunchEnvironment::read(); launch && launch->world_size > 1)
+    return bench_train_rank(o, *launch, store);
 
   nn::TrainerOptions options;
   options.device.device = o.net.device;
@@ -212,6 +260,12 @@ void bench_train(const BenchTrainOptions& o) {
               piped, 100 * piped / raw, o.steps * o.batch_size / fill_seconds);
   std::printf("the same, next batch made meanwhile:      %.0f samples/s = %.0f%% of raw (as the trainer runs)\n", ahead,
               100 * ahead / raw);
+  if (o.nproc > 1) {
+    std::printf("data-parallel: 1 rank %.0f samples/s (raw steps above); now %d ranks on this machine\n", raw, o.nproc);
+    std::fflush(stdout);
+    trainer.reset();
+    launch_ranks(o.nproc, {{"ULTIMA_BENCH_ONE_RANK", std::to_string(raw)}});
+  }
 }
 
 }  // namespace
@@ -236,6 +290,10 @@ void add_bench_pipeline_commands(CLI::App& bench) {
   cmd->add_option("--batch-size", tr->batch_size, "samples per step (default 256)")->check(CLI::Range(1, 65536));
   cmd->add_option("--steps", tr->steps, "steps per measurement (default 20)")->check(CLI::Range(1, 100000));
   cmd->add_option("--samples", tr->samples, "samples in the window (default 4096)")->check(CLI::Range(1, 10000000));
+  cmd->add_option("--nproc", tr->nproc,
+                  "then data-parallel in N processes here, --batch-size each: samples/s and scaling efficiency "
+                  "against one rank")
+      ->check(CLI::Range(1, 1024));
   cmd->callback([tr] { bench_train(*tr); });
 }
 
