@@ -12,8 +12,9 @@ PACKAGES=(
   # tests and benchmarks; clang and its runtime for the libFuzzer programs
   # (scripts/fuzz.sh)
   libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-14-dev
-  # the Kubernetes manifests' check (tests/cli/k8s_manifests_test.py)
-  python3 python3-yaml
+  # the Kubernetes manifests' check (tests/cli/k8s_manifests_test.py); a
+  # one-node Slurm for the batch scripts' test (tests/cli/slurm_test.sh)
+  python3 python3-yaml slurm-wlm munge
   # command line, logging, config, data
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libyaml-cpp-dev libzstd-dev
   # numerics and the LibTorch stack; libopenblas0-openmp keeps LibTorch off

@@ -10,15 +10,13 @@
 # trainer task must have been given the rendezvous (MASTER_ADDR, the job's
 # first host; MASTER_PORT, 29500 + job id % 1000) and its own rank
 # (SLURM_PROCID 0 and 1 of SLURM_NTASKS 2).
-#
-# A program without distributed training (no `train --nproc`) runs one
-# trainer per run: the second task records its environment and leaves,
-# instead of being refused as a second trainer.
+# Both tasks train, as ranks 0 and 1 of one data-parallel group.
 #
 # Usage: slurm_test.sh ULTIMA CONFIGS_DIR [SECONDS]
-# Needs root. Run by hand it installs slurm-wlm and munge when missing
-# (apt-get, through local-slurm.sh); with SLURM_TEST_INSTALL=0 (as ctest
-# runs it) it exits 77, skipped, instead.
+# Needs root. scripts/install-deps.sh installs slurm-wlm and munge; run by
+# hand where they are missing, it installs them (apt-get, through
+# local-slurm.sh); with SLURM_TEST_INSTALL=0 (as ctest runs it) it exits
+# 77, skipped, instead.
 set -euo pipefail
 ultima=$(realpath "$1")
 configs=$(realpath "$2")
@@ -49,9 +47,6 @@ fail() {
 # shellcheck source=run_checks.sh
 source "$here/run_checks.sh"
 
-distributed=0
-"$ultima" train --help | grep -q -- '--nproc' && distributed=1
-
 # The program as the jobs see it: a wrapper that records each trainer
 # task's environment, then runs the program.
 mkdir -p "$work/bin"
@@ -59,7 +54,6 @@ cat > "$work/bin/ultima" << EOF
 #!/usr/bin/env bash
 if [ "\$1" = train ]; then
   echo "rank \${SLURM_PROCID:-} of \${SLURM_NTASKS:-} local \${SLURM_LOCALID:-} master \${MASTER_ADDR:-}:\${MASTER_PORT:-} world \${WORLD_SIZE:-unset}" >> "$work/ranks.log"
-  if [ $distributed = 0 ] && [ "\${SLURM_PROCID:-0}" != 0 ]; then exit 0; fi
 fi
 exec "$ultima" "\$@"
 EOF
@@ -126,5 +120,8 @@ for rank in 0 1; do
 done
 [ "$(wc -l < "$work/ranks.log")" = 2 ] || fail "trainer tasks: $(cat "$work/ranks.log")"
 
-if [ $distributed = 1 ]; then mode="2 trainer ranks"; else mode="1 trainer rank (no distributed training in this program)"; fi
-echo "PASS: $mode; model 2 after ${elapsed} s; $shards shards, $samples samples, step $step, models 0..$last, best $best"
+# Both tasks trained, as ranks 0 and 1 of one group that met through Slurm's
+# variables.
+grep -q "rank 0 of 2 (from Slurm)" "$run/logs/train.log" || fail "rank 0 did not train as rank 0 of 2"
+grep -q "rank 1 of 2 (from Slurm)" "$run/logs/train-rank1.log" || fail "rank 1 did not train as rank 1 of 2"
+echo "PASS: 2 trainer ranks; model 2 after ${elapsed} s; $shards shards, $samples samples, step $step, models 0..$last, best $best"
