@@ -142,6 +142,7 @@ struct BenchTrainOptions {
   int steps = 20;
   int samples = 4096;
   int nproc = 1;
+  std::string precision = "fp32";
 };
 
 // bench train inside a launched rank: steps of the trainer joined to the
@@ -162,17 +163,19 @@ void bench_train_rank(const BenchTrainOptions& o, const nn::LaunchEnvironment& l
   nn::TrainerOptions options;
   options.device.device = g.device;
   options.device.threads = o.net.threads;
+  options.precision = o.precision;
   auto trainer = nn::Trainer::create(o.net.architecture(), {}, 1, options);
   trainer->join(*group);
   training::BatchSampler sampler(1, o.batch_size * launch.world_size);
   sampler.set_share(launch.rank, launch.world_size);
   training::BatchData data;
   sampler.fill(store, 0, store.total(), 0, data);
-  const nn::TrainBatch batch{data.size, data.planes.data(), data.policy.data(), data.wdl.data(),
-                             data.moves_left.data()};
-  trainer->step(batch, 0.001f);  // warm-up
+  const nn::TrainBatch batch = data.view();
+  trainer->queue_step(batch, 0.001f);  // warm-up
+  trainer->report();
   const auto start = Clock::now();
-  for (int i = 0; i < o.steps; ++i) trainer->step(batch, 0.001f);
+  for (int i = 0; i < o.steps; ++i) trainer->queue_step(batch, 0.001f);
+  trainer->report();
   const double seconds = since(start);
   const double rate = static_cast<double>(o.steps) * o.batch_size * launch.world_size / seconds;
   if (launch.rank != 0) return;
@@ -221,19 +224,21 @@ void bench_train(const BenchTrainOptions& o) {
   nn::TrainerOptions options;
   options.device.device = o.net.device;
   options.device.threads = o.net.threads;
+  options.precision = o.precision;
   auto trainer = nn::Trainer::create(o.net.architecture(), {}, 1, options);
   training::BatchSampler sampler(1, o.batch_size);
   training::BatchData data;
-  auto as_batch = [](const training::BatchData& d) {
-    return nn::TrainBatch{d.size, d.planes.data(), d.policy.data(), d.wdl.data(), d.moves_left.data()};
-  };
+  auto as_batch = [](const training::BatchData& d) { return d.view(); };
   sampler.fill(store, 0, store.total(), 0, data);
-  trainer->step(as_batch(data), 0.001f);  // warm-up
-  std::printf("bench train: net %s, batch %d, %d steps each, %d samples in the window\n",
-              o.net.architecture().text().c_str(), o.batch_size, o.steps, o.samples);
+  trainer->queue_step(as_batch(data), 0.001f);  // warm-up
+  trainer->report();
+  std::printf("bench train: net %s, batch %d, %s on %s, %d steps each, %d samples in the window\n",
+              o.net.architecture().text().c_str(), o.batch_size, o.precision.c_str(), o.net.device.c_str(), o.steps,
+              o.samples);
 
   auto start = Clock::now();
-  for (int i = 0; i < o.steps; ++i) trainer->step(as_batch(data), 0.001f);
+  for (int i = 0; i < o.steps; ++i) trainer->queue_step(as_batch(data), 0.001f);
+  trainer->report();
   const double raw = o.steps * o.batch_size / since(start);
 
   start = Clock::now();
@@ -242,8 +247,9 @@ void bench_train(const BenchTrainOptions& o) {
     const auto f = Clock::now();
     sampler.fill(store, 0, store.total(), static_cast<std::uint64_t>(i + 1), data);
     fill_seconds += since(f);
-    trainer->step(as_batch(data), 0.001f);
+    trainer->queue_step(as_batch(data), 0.001f);
   }
+  trainer->report();
   const double piped = o.steps * o.batch_size / since(start);
 
   // As the trainer runs: the next batch made on a second thread meanwhile.
@@ -251,8 +257,9 @@ void bench_train(const BenchTrainOptions& o) {
   {
     training::BatchPrefetcher batches(sampler, store, 0, store.total());
     for (int i = 0; i < o.steps; ++i)
-      trainer->step(as_batch(batches.take(static_cast<std::uint64_t>(i + 1), i + 1 < o.steps)), 0.001f);
+      trainer->queue_step(as_batch(batches.take(static_cast<std::uint64_t>(i + 1), i + 1 < o.steps)), 0.001f);
   }
+  trainer->report();
   const double ahead = o.steps * o.batch_size / since(start);
   std::printf("raw training steps (one batch made ahead): %.0f samples/s\n", raw);
   std::printf("training fed by the sample window:        %.0f samples/s = %.0f%% of raw (batch making %.0f samples/s "
@@ -290,6 +297,8 @@ void add_bench_pipeline_commands(CLI::App& bench) {
   cmd->add_option("--batch-size", tr->batch_size, "samples per step (default 256)")->check(CLI::Range(1, 65536));
   cmd->add_option("--steps", tr->steps, "steps per measurement (default 20)")->check(CLI::Range(1, 100000));
   cmd->add_option("--samples", tr->samples, "samples in the window (default 4096)")->check(CLI::Range(1, 10000000));
+  cmd->add_option("--precision", tr->precision, "training arithmetic: fp32 (default), bf16, fp16 (CUDA)")
+      ->check(CLI::IsMember({"fp32", "bf16", "fp16"}));
   cmd->add_option("--nproc", tr->nproc,
                   "then data-parallel in N processes here, --batch-size each: samples/s and scaling efficiency "
                   "against one rank")

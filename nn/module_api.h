@@ -34,7 +34,7 @@ typedef struct UltimaNnOptions {
 
 typedef struct UltimaNnNet UltimaNnNet; /* a network on a device, opaque */
 
-/* nn/trainer.h's TrainerOptions. Training runs in fp32. */
+/* nn/trainer.h's TrainerOptions. */
 typedef struct UltimaNnTrainerOptions {
   const char* optimizer;    /* "sgd" (Nesterov momentum) or "adamw" */
   float momentum;           /* SGD momentum; AdamW's beta1 */
@@ -44,7 +44,26 @@ typedef struct UltimaNnTrainerOptions {
   const char* device;       /* "cpu", "cuda", "cuda:1" */
   int32_t threads;          /* as in UltimaNnOptions */
   int32_t interop_threads;
+  /* "fp32"; "bf16" (autocast); "fp16" (autocast with dynamic loss scaling,
+   * CUDA only). Weights, optimizer state and losses stay fp32. */
+  const char* precision;
 } UltimaNnTrainerOptions;
+
+/* A training batch. planes: size x input_planes x 64. The policy target is
+ * sparse: row i's entries are policy_slots[j] and policy_weights[j] for j
+ * in [policy_offsets[i], policy_offsets[i+1]) (policy_offsets[0] need not
+ * be 0, so a slice of a batch is a batch), each a slot (0 .. policy_planes
+ * x 64 - 1) and its probability (a slot given twice counts the sum). wdl: size x 3; moves_left: size plies
+ * (negative: the row is left out of that loss). */
+typedef struct UltimaNnTrainBatch {
+  int32_t size;
+  const float* planes;
+  const int32_t* policy_offsets; /* size + 1 */
+  const int32_t* policy_slots;
+  const float* policy_weights;
+  const float* wdl;
+  const float* moves_left;
+} UltimaNnTrainBatch;
 
 typedef struct UltimaNnTrainer UltimaNnTrainer; /* a net, its optimizer and its device, opaque */
 
@@ -96,17 +115,20 @@ typedef struct UltimaNnApi {
                                      uint64_t payload_bytes, uint64_t seed, const UltimaNnTrainerOptions* options,
                                      char* error, size_t error_size);
   void (*trainer_destroy)(UltimaNnTrainer* trainer);
-  /* One optimizer step at learning rate lr (train mode). planes: batch x
-   * input_planes x 64; policy: batch x policy_planes x 64 (a distribution
-   * per row); wdl: batch x 3; moves_left: batch plies (negative: the row is
-   * left out of that loss). losses receives policy, value, moves-left and
-   * total, per sample, as computed before the step. */
-  int (*trainer_step)(UltimaNnTrainer* trainer, int32_t batch, const float* planes, const float* policy,
-                      const float* wdl, const float* moves_left, float lr, double* losses, char* error,
+  /* Queues one optimizer step at learning rate lr (train mode) without
+   * waiting for it: its losses are added up on the device. A step whose
+   * loss is not finite (or, with fp16, whose gradients overflow) changes
+   * nothing and is counted instead. */
+  int (*trainer_step)(UltimaNnTrainer* trainer, const UltimaNnTrainBatch* batch, float lr, char* error,
                       size_t error_size);
-  /* The same losses without a step (eval mode, no gradients). */
-  int (*trainer_measure)(UltimaNnTrainer* trainer, int32_t batch, const float* planes, const float* policy,
-                         const float* wdl, const float* moves_left, double* losses, char* error, size_t error_size);
+  /* The losses since the last call, waiting for the steps queued: means[4]
+   * receives policy, value, moves-left and total, per sample, averaged over
+   * the steps that counted; counts[3] the steps queued, those whose loss was
+   * not finite, and those skipped for an fp16 overflow. Then starts over. */
+  int (*trainer_losses)(UltimaNnTrainer* trainer, double* means, int64_t* counts, char* error, size_t error_size);
+  /* The losses of a batch without a step (eval mode, no gradients). */
+  int (*trainer_measure)(UltimaNnTrainer* trainer, const UltimaNnTrainBatch* batch, double* losses, char* error,
+                         size_t error_size);
   /* Weights, buffers and optimizer state as an opaque blob (LibTorch's
    * archive), valid for a trainer of the same architecture and options;
    * release with free_buffer. */
@@ -121,7 +143,8 @@ typedef struct UltimaNnApi {
                          size_t error_size);
 
   /* Data-parallel training (nn/torch/distributed.cpp). Every call below,
-   * and every trainer call of a joined trainer except trainer_measure, is a
+   * and every trainer call of a joined trainer except trainer_measure and
+   * trainer_losses, is a
    * collective: each rank makes it, in the same order. */
   UltimaNnGroup* (*group_create)(const UltimaNnGroupOptions* options, char* error, size_t error_size);
   void (*group_destroy)(UltimaNnGroup* group);

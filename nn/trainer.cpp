@@ -13,6 +13,10 @@ using detail::take_buffer;
 
 TrainLosses to_losses(const double (&values)[4]) { return TrainLosses{values[0], values[1], values[2], values[3]}; }
 
+UltimaNnTrainBatch to_c(const TrainBatch& b) {
+  return UltimaNnTrainBatch{b.size, b.planes, b.policy_offsets, b.policy_slots, b.policy_weights, b.wdl, b.moves_left};
+}
+
 }  // namespace
 
 std::unique_ptr<Trainer> Trainer::create(const NetArchitecture& architecture, const std::vector<char>& payload,
@@ -22,9 +26,11 @@ std::unique_ptr<Trainer> Trainer::create(const NetArchitecture& architecture, co
   const UltimaNnApi& api = nn_module();
   const UltimaNnArchitecture c = detail::to_c(arch);
   // Training runs in fp32 whatever options.device.precision says.
-  const UltimaNnTrainerOptions o{options.optimizer.c_str(), options.momentum,           options.weight_decay,
-                                 options.value_weight,      options.moves_left_weight,  options.device.device.c_str(),
-                                 options.device.threads,    options.device.interop_threads};
+  const UltimaNnTrainerOptions o{options.optimizer.c_str(),      options.momentum,
+                                 options.weight_decay,           options.value_weight,
+                                 options.moves_left_weight,      options.device.device.c_str(),
+                                 options.device.threads,         options.device.interop_threads,
+                                 options.precision.c_str()};
   ErrorBuffer error;
   UltimaNnTrainer* trainer = api.trainer_create(&c, payload.empty() ? nullptr : payload.data(), payload.size(), seed,
                                                 &o, error.text, sizeof error.text);
@@ -39,20 +45,35 @@ Trainer::~Trainer() {
   if (trainer_) nn_module().trainer_destroy(trainer_);
 }
 
-TrainLosses Trainer::step(const TrainBatch& batch, float lr) {
-  double losses[4] = {0, 0, 0, 0};
+void Trainer::queue_step(const TrainBatch& batch, float lr) {
+  const UltimaNnTrainBatch b = to_c(batch);
   ErrorBuffer error;
-  if (nn_module().trainer_step(trainer_, batch.size, batch.planes, batch.policy, batch.wdl, batch.moves_left, lr,
-                               losses, error.text, sizeof error.text) != 0)
+  if (nn_module().trainer_step(trainer_, &b, lr, error.text, sizeof error.text) != 0)
     error.raise("training step failed");
-  return to_losses(losses);
+}
+
+TrainReport Trainer::report() {
+  double means[4] = {0, 0, 0, 0};
+  std::int64_t counts[3] = {0, 0, 0};
+  ErrorBuffer error;
+  if (nn_module().trainer_losses(trainer_, means, counts, error.text, sizeof error.text) != 0)
+    error.raise("reading the training losses failed");
+  return TrainReport{to_losses(means), counts[0], counts[1], counts[2]};
+}
+
+TrainLosses Trainer::step(const TrainBatch& batch, float lr) {
+  report();  // steps queued before are not this one's
+  queue_step(batch, lr);
+  const TrainReport r = report();
+  if (r.nonfinite > 0) throw NnModuleError("training step failed: the loss is not finite; no step taken");
+  return r.mean;
 }
 
 TrainLosses Trainer::measure(const TrainBatch& batch) {
+  const UltimaNnTrainBatch b = to_c(batch);
   double losses[4] = {0, 0, 0, 0};
   ErrorBuffer error;
-  if (nn_module().trainer_measure(trainer_, batch.size, batch.planes, batch.policy, batch.wdl, batch.moves_left,
-                                  losses, error.text, sizeof error.text) != 0)
+  if (nn_module().trainer_measure(trainer_, &b, losses, error.text, sizeof error.text) != 0)
     error.raise("measuring the losses failed");
   return to_losses(losses);
 }

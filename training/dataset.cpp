@@ -102,12 +102,43 @@ BatchSampler::BatchSampler(std::uint64_t seed, int batch_size, bool symmetries, 
   if (!(q_ratio >= 0 && q_ratio <= 1)) throw std::invalid_argument("q_ratio must be in [0, 1]");
 }
 
+void BatchData::reset(int rows) {
+  size = rows;
+  planes.resize(std::size_t(rows) * nn::kInputSize);
+  policy_offsets.assign(1, 0);
+  policy_offsets.reserve(std::size_t(rows) + 1);
+  policy_slots.clear();
+  policy_weights.clear();
+  wdl.resize(std::size_t(rows) * 3);
+  moves_left.resize(rows);
+}
+
+std::vector<float> BatchData::dense_policy(int row) const {
+  std::vector<float> out(nn::kPolicySize, 0.0f);
+  for (std::int32_t e = policy_offsets.at(row); e < policy_offsets.at(row + 1); ++e)
+    out[policy_slots[e]] += policy_weights[e];
+  return out;
+}
+
+nn::TrainBatch BatchData::view() const {
+  if (policy_offsets.size() != std::size_t(size) + 1)
+    throw std::logic_error("a batch of " + std::to_string(size) + " rows has " +
+                           std::to_string(policy_offsets.size() - 1) + " written");
+  return nn::TrainBatch{size, planes.data(), policy_offsets.data(), policy_slots.data(), policy_weights.data(),
+                        wdl.data(), moves_left.data()};
+}
+
 void write_sample(const selfplay::Sample& sample, BatchData& out, int row, float q_ratio) {
+  if (row < 0 || row >= out.size || out.policy_offsets.size() != std::size_t(row) + 1)
+    throw std::logic_error("batch rows are written in order: row " + std::to_string(row) + " after " +
+                           std::to_string(out.policy_offsets.size() - 1) + " of " + std::to_string(out.size));
   selfplay::unpack_planes(sample, std::span<float, nn::kInputSize>(out.planes.data() + std::size_t(row) * nn::kInputSize,
                                                                   nn::kInputSize));
-  float* policy = out.policy.data() + std::size_t(row) * nn::kPolicySize;
-  std::fill(policy, policy + nn::kPolicySize, 0.0f);
-  for (const selfplay::PolicyTarget& t : sample.policy) policy[t.slot] += t.probability;
+  for (const selfplay::PolicyTarget& t : sample.policy) {
+    out.policy_slots.push_back(t.slot);
+    out.policy_weights.push_back(t.probability);
+  }
+  out.policy_offsets.push_back(static_cast<std::int32_t>(out.policy_slots.size()));
   float* wdl = out.wdl.data() + std::size_t(row) * 3;
   // A game cut at the length limit has no result: no value or moves-left
   // target (a zero WDL row adds nothing to the cross-entropy).
@@ -136,11 +167,7 @@ void BatchSampler::fill(const SampleStore& store, std::uint64_t begin, std::uint
   if (end > store.total() || begin >= end) throw std::invalid_argument("the training window is empty");
   const std::uint64_t size = end - begin;
   const int share = batch_size_ / ranks_, first = rank_ * share;
-  out.size = share;
-  out.planes.resize(std::size_t(share) * nn::kInputSize);
-  out.policy.resize(std::size_t(share) * nn::kPolicySize);
-  out.wdl.resize(std::size_t(share) * 3);
-  out.moves_left.resize(share);
+  out.reset(share);
   for (int row = first; row < first + share; ++row) {
     const std::uint64_t position = batch_number * batch_size_ + row;
     const std::uint64_t pass = position / size;

@@ -15,6 +15,7 @@
 #include "nn/data/sample.h"
 #include "nn/encoding.h"
 #include "nn/policy_index.h"
+#include "nn/trainer.h"
 
 namespace ultima::training {
 
@@ -74,12 +75,23 @@ class SampleStore {
 };
 
 // A batch as plain arrays (nn/trainer.h's TrainBatch points into them).
+// Rows are written in order (write_sample); the policy target is sparse,
+// row i's entries [policy_offsets[i], policy_offsets[i + 1]).
 struct BatchData {
   int size = 0;
-  std::vector<float> planes;      // size x kInputSize
-  std::vector<float> policy;      // size x kPolicySize
-  std::vector<float> wdl;         // size x 3
-  std::vector<float> moves_left;  // size
+  std::vector<float> planes;                      // size x kInputSize
+  std::vector<std::int32_t> policy_offsets{0};    // rows written + 1
+  std::vector<std::int32_t> policy_slots;         // policy_index.h slots
+  std::vector<float> policy_weights;              // their probabilities
+  std::vector<float> wdl;                         // size x 3
+  std::vector<float> moves_left;                  // size
+
+  // Empty rows of `rows` positions, to be written from row 0 on.
+  void reset(int rows);
+  // Row `row`'s policy target as kPolicySize probabilities.
+  std::vector<float> dense_policy(int row) const;
+  // nn::Trainer's view of it.
+  nn::TrainBatch view() const;
 };
 
 // Batches over the window [begin, end) of a store: the window's samples in
@@ -134,7 +146,8 @@ class BatchPrefetcher {
   std::uint64_t ahead_number_ = 0;
 };
 
-// One sample into row `row` of a batch. The value target is the game's
+// One sample into row `row` of a batch, which must be the next row to write
+// (std::logic_error otherwise). The value target is the game's
 // result, or with q_ratio > 0 that share of it taken from the search's root
 // value q = root_q instead: win max(q, 0), draw 1 - |q|, loss max(-q, 0).
 // A sample without a result (kNoResult) has no value target either way.

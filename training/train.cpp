@@ -105,6 +105,8 @@ void TrainConfig::validate() const {
   if (!(lr_decay_factor > 0 && lr_decay_factor <= 1)) fail("lr_decay_factor must be in (0, 1]");
   if (lr_min < 0) fail("lr_min must not be negative");
   if (value_weight < 0 || moves_left_weight < 0) fail("loss weights must not be negative");
+  if (precision != "fp32" && precision != "bf16" && precision != "fp16")
+    fail("precision must be fp32, bf16 or fp16, not '" + precision + "'");
   if (!(q_ratio >= 0 && q_ratio <= 1)) fail("q_ratio must be in [0, 1]");
   if (window.min_samples < 1) fail("window_min_samples must be at least 1");
   if (window.alpha < 0 || window.beta < 0) fail("window_alpha and window_beta must not be negative");
@@ -150,6 +152,7 @@ TrainingRun::TrainingRun(const selfplay::RunDir& run, TrainConfig config, nn::De
   options.value_weight = config_.value_weight;
   options.moves_left_weight = config_.moves_left_weight;
   options.device = device;
+  options.precision = config_.precision;
   trainer_ = nn::Trainer::create(architecture_, model.payload, config_.seed, options);
   if (group_) trainer_->join(*group_);
   load_latest_checkpoint();
@@ -281,7 +284,8 @@ bool TrainingRun::train_until(std::uint64_t target, const std::function<void(con
   const auto start = std::chrono::steady_clock::now();
   auto last = start;
   int steps_since = 0;
-  nn::TrainLosses sum;
+  // The device runs behind: losses are read only every log_every steps.
+  trainer_->report();
   while (step_ < target) {
     const bool stopping = stop && stop->load();
     if (group_ ? group_->any(stopping) : stopping) {
@@ -289,37 +293,28 @@ bool TrainingRun::train_until(std::uint64_t target, const std::function<void(con
       return false;
     }
     const BatchData& batch = batches.take(step_, step_ + 1 < target);
-    nn::TrainBatch b;
-    b.size = batch.size;
-    b.planes = batch.planes.data();
-    b.policy = batch.policy.data();
-    b.wdl = batch.wdl.data();
-    b.moves_left = batch.moves_left.data();
     const float lr = config_.lr_at(step_);
-    const nn::TrainLosses l = trainer_->step(b, lr);
-    if (!std::isfinite(l.total))
-      throw std::runtime_error("train: the loss is not finite at step " + std::to_string(step_ + 1) +
-                               " (lower lr?)");
+    trainer_->queue_step(batch.view(), lr);
     ++step_;
     update_average();
-    sum.total += l.total;
-    sum.policy += l.policy;
-    sum.value += l.value;
-    sum.moves_left += l.moves_left;
     ++steps_since;
     if (step_ % config_.log_every == 0 || step_ == target) {
+      const nn::TrainReport r = trainer_->report();
+      if (r.nonfinite > 0)
+        throw std::runtime_error("train: the loss was not finite at " + std::to_string(r.nonfinite) + " of steps " +
+                                 std::to_string(step_ - steps_since + 1) + ".." + std::to_string(step_) +
+                                 " (those steps changed nothing; lower lr?)");
       const auto now = std::chrono::steady_clock::now();
       const double dt = std::chrono::duration<double>(now - last).count();
       last = now;
       p.step = step_;
       p.lr = lr;
-      p.losses = {sum.policy / steps_since, sum.value / steps_since, sum.moves_left / steps_since,
-                  sum.total / steps_since};
+      p.losses = r.mean;
+      p.overflow_steps = r.overflow;
       p.samples_per_second = dt > 0 ? steps_since * config_.batch_size / dt : 0;
       p.seconds = std::chrono::duration<double>(now - start).count();
       append_metrics(p);
       if (progress && writer()) progress(p);
-      sum = {};
       steps_since = 0;
     }
     if (step_ % config_.checkpoint_every == 0) save_checkpoint();

@@ -44,6 +44,9 @@ struct TrainConfig {
   // instead of the game's result: 0 is the result alone.
   float q_ratio = 0.5f;
   float moves_left_weight = 0.05f;
+  // The forward pass's arithmetic: fp32; bf16 (autocast); fp16 (autocast
+  // with a dynamic loss scale, CUDA only). Weights stay fp32.
+  std::string precision = "fp32";
   bool symmetries = true;
   WindowConfig window;
   // Exported models are an exponential moving average of the weights when
@@ -65,6 +68,7 @@ struct TrainProgress {
   std::uint64_t step = 0, target = 0;
   float lr = 0;
   nn::TrainLosses losses;  // mean over the last log_every steps
+  std::int64_t overflow_steps = 0;  // of them, fp16 steps skipped for overflowing gradients
   double samples_per_second = 0;
   std::uint64_t window = 0, total_samples = 0;
   double seconds = 0;

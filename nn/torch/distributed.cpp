@@ -222,8 +222,10 @@ void broadcast_from_first(UltimaNnGroup& group, const std::vector<torch::Tensor>
   }
 }
 
-torch::Tensor synced_batch_norm(UltimaNnGroup& group, torch::nn::BatchNorm2dImpl& bn, const torch::Tensor& x) {
-  if (!bn.is_training()) return bn.forward(x);
+torch::Tensor synced_batch_norm(UltimaNnGroup& group, torch::nn::BatchNorm2dImpl& bn, const torch::Tensor& input) {
+  if (!bn.is_training()) return bn.forward(input);
+  // Statistics in fp32 whatever autocast made of the input.
+  const torch::Tensor x = input.to(torch::kFloat);
   const std::int64_t channels = x.size(1);
   const double count = static_cast<double>(x.numel() / channels);
   // Sums and sums of squares of x - shift and the row count of every rank

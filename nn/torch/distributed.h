@@ -32,8 +32,8 @@ void broadcast_from_first(UltimaNnGroup& group, const std::vector<torch::Tensor>
 // A batch norm layer in training mode over the batch that all ranks hold
 // together: mean and variance of the whole batch, running statistics
 // updated from them (identical on every rank). In eval mode, the layer's
-// own forward.
-torch::Tensor synced_batch_norm(UltimaNnGroup& group, torch::nn::BatchNorm2dImpl& bn, const torch::Tensor& x);
+// own forward. The output is fp32.
+torch::Tensor synced_batch_norm(UltimaNnGroup& group, torch::nn::BatchNorm2dImpl& bn, const torch::Tensor& input);
 
 void add_group_api(UltimaNnApi& api);
 

@@ -49,17 +49,21 @@ TrainerOptions sgd() {
 // WDL, moves left with some rows unknown (-1), so every loss term counts.
 struct Batches {
   int size;
-  std::vector<float> planes, policy, wdl, moves_left;
+  std::vector<float> planes, policy_weights, wdl, moves_left;
+  std::vector<std::int32_t> policy_offsets{0}, policy_slots;
   Batches(int size, int count, std::uint64_t seed) : size(size) {
     std::mt19937_64 rng(seed);
     std::uniform_real_distribution<float> unit(0, 1);
     const std::size_t rows = static_cast<std::size_t>(size) * count;
     planes.resize(rows * kInputSize);
     for (float& p : planes) p = unit(rng) < 0.2f ? 1.0f : 0.0f;
-    policy.assign(rows * kPolicySize, 0);
     wdl.assign(rows * 3, 0);
     for (std::size_t r = 0; r < rows; ++r) {
-      for (int k = 0; k < 3; ++k) policy[r * kPolicySize + rng() % kPolicySize] += 1.0f / 3;
+      for (int k = 0; k < 3; ++k) {
+        policy_slots.push_back(static_cast<std::int32_t>(rng() % kPolicySize));
+        policy_weights.push_back(1.0f / 3);
+      }
+      policy_offsets.push_back(static_cast<std::int32_t>(policy_slots.size()));
       wdl[r * 3 + rng() % 3] = 1;
       moves_left.push_back(rng() % 4 == 0 ? -1.0f : static_cast<float>(rng() % 100));
     }
@@ -67,8 +71,13 @@ struct Batches {
   // Rows [first, first + count) of batch k.
   TrainBatch rows(int k, int first, int count) const {
     const std::size_t at = static_cast<std::size_t>(k) * size + first;
-    return TrainBatch{count, planes.data() + at * kInputSize, policy.data() + at * kPolicySize,
-                      wdl.data() + at * 3, moves_left.data() + at};
+    return TrainBatch{count,
+                      planes.data() + at * kInputSize,
+                      policy_offsets.data() + at,
+                      policy_slots.data(),
+                      policy_weights.data(),
+                      wdl.data() + at * 3,
+                      moves_left.data() + at};
   }
 };
 

@@ -291,7 +291,8 @@ class BatchSamplerTest : public ::testing::Test {
 };
 
 bool same_batch(const BatchData& a, const BatchData& b) {
-  return a.size == b.size && a.planes == b.planes && a.policy == b.policy && a.wdl == b.wdl &&
+  return a.size == b.size && a.planes == b.planes && a.policy_offsets == b.policy_offsets &&
+         a.policy_slots == b.policy_slots && a.policy_weights == b.policy_weights && a.wdl == b.wdl &&
          a.moves_left == b.moves_left;
 }
 
@@ -344,13 +345,10 @@ TEST_F(BatchSamplerTest, RowsWithoutSymmetriesAreTheSamplesAsWritten) {
   for (int row = 0; row < b.size; ++row) {
     const Sample& s = store_.at(static_cast<std::uint64_t>(b.moves_left[row]));
     BatchData expected;
-    expected.planes.resize(nn::kInputSize);
-    expected.policy.resize(nn::kPolicySize);
-    expected.wdl.resize(3);
-    expected.moves_left.resize(1);
+    expected.reset(1);
     write_sample(s, expected, 0);
     EXPECT_TRUE(std::equal(expected.planes.begin(), expected.planes.end(), b.planes.begin() + row * nn::kInputSize));
-    EXPECT_TRUE(std::equal(expected.policy.begin(), expected.policy.end(), b.policy.begin() + row * nn::kPolicySize));
+    EXPECT_EQ(expected.dense_policy(0), b.dense_policy(row));
   }
 }
 
@@ -358,22 +356,18 @@ TEST_F(BatchSamplerTest, RowsAreSamplesThroughSomeSymmetry) {
   BatchSampler sampler(21, 16, /*symmetries=*/true);
   std::set<int> used;
   BatchData single;
-  single.planes.resize(nn::kInputSize);
-  single.policy.resize(nn::kPolicySize);
-  single.wdl.resize(3);
-  single.moves_left.resize(1);
   for (int k = 0; k < 6; ++k) {
     BatchData b;
     sampler.fill(store_, 0, kSamples, k, b);
     for (int row = 0; row < b.size; ++row) {
       const Sample& s = store_.at(static_cast<std::uint64_t>(b.moves_left[row]));
       const float* planes = b.planes.data() + std::size_t(row) * nn::kInputSize;
-      const float* policy = b.policy.data() + std::size_t(row) * nn::kPolicySize;
+      const std::vector<float> policy = b.dense_policy(row);
       int match = -1;
       for (const Symmetry sym : kAllSymmetries) {
+        single.reset(1);
         write_sample(transform_sample(s, sym), single, 0);
-        if (std::equal(single.planes.begin(), single.planes.end(), planes) &&
-            std::equal(single.policy.begin(), single.policy.end(), policy)) {
+        if (std::equal(single.planes.begin(), single.planes.end(), planes) && single.dense_policy(0) == policy) {
           match = static_cast<int>(sym);
           break;
         }
@@ -396,7 +390,7 @@ TEST_F(BatchSamplerTest, WdlIsOneHotFromTheResultAndPolicyRowsSumToOne) {
       EXPECT_EQ(wdl[0], s.result > 0 ? 1.0f : 0.0f);
       EXPECT_EQ(wdl[1], s.result == 0 ? 1.0f : 0.0f);
       EXPECT_EQ(wdl[2], s.result < 0 ? 1.0f : 0.0f);
-      const float* policy = b.policy.data() + std::size_t(row) * nn::kPolicySize;
+      const std::vector<float> policy = b.dense_policy(row);
       double sum = 0;
       for (int i = 0; i < nn::kPolicySize; ++i) {
         ASSERT_GE(policy[i], 0.0f);
@@ -413,18 +407,18 @@ TEST(WriteSample, AGameWithoutResultGivesNoValueOrMovesLeftTarget) {
   s.policy = {{7, 1.0f}};
   s.plies_to_end = 33;
   BatchData out;
-  out.planes.resize(nn::kInputSize);
-  out.policy.resize(nn::kPolicySize);
-  out.wdl.resize(3);
-  out.moves_left.resize(1);
+  out.reset(1);
   write_sample(s, out, 0);
   EXPECT_EQ(out.wdl, (std::vector<float>{0, 1, 0}));
   EXPECT_EQ(out.moves_left[0], 33.0f);
   s.flags |= kNoResult;
+  out.reset(1);
   write_sample(s, out, 0);
   EXPECT_EQ(out.wdl, (std::vector<float>{0, 0, 0}));
   EXPECT_EQ(out.moves_left[0], -1.0f);
-  EXPECT_EQ(out.policy[7], 1.0f);  // the policy target stays
+  EXPECT_EQ(out.dense_policy(0)[7], 1.0f);  // the policy target stays
+  // Rows go in order: row 0 again without a reset is refused.
+  EXPECT_THROW(write_sample(s, out, 0), std::logic_error);
   // Such a sample with a result is refused by the shard writer.
   s.result = 1;
   const std::string path = ::testing::TempDir() + "/no_result.shard";
@@ -438,28 +432,29 @@ TEST(WriteSample, QRatioBlendsTheResultWithTheSearchValue) {
   s.result = 1;
   s.root_q = -0.4f;
   BatchData out;
-  out.planes.resize(nn::kInputSize);
-  out.policy.resize(nn::kPolicySize);
-  out.wdl.resize(3);
-  out.moves_left.resize(1);
   auto expect_wdl = [&](float w, float d, float l) {
     EXPECT_NEAR(out.wdl[0], w, 1e-6);
     EXPECT_NEAR(out.wdl[1], d, 1e-6);
     EXPECT_NEAR(out.wdl[2], l, 1e-6);
   };
+  out.reset(1);
   write_sample(s, out, 0, 0.0f);
   expect_wdl(1, 0, 0);
   // Half from q = -0.4, as the WDL (0, 0.6, 0.4).
+  out.reset(1);
   write_sample(s, out, 0, 0.5f);
   expect_wdl(0.5f, 0.3f, 0.2f);
+  out.reset(1);
   write_sample(s, out, 0, 1.0f);
   expect_wdl(0, 0.6f, 0.4f);
   s.result = 0;
   s.root_q = 0.25f;
+  out.reset(1);
   write_sample(s, out, 0, 0.5f);
   expect_wdl(0.125f, 0.875f, 0);
   // No result: no value target, whatever the ratio.
   s.flags |= kNoResult;
+  out.reset(1);
   write_sample(s, out, 0, 0.5f);
   expect_wdl(0, 0, 0);
   EXPECT_THROW(BatchSampler(1, 4, true, 1.5f), std::invalid_argument);

@@ -163,6 +163,7 @@ void visit_keys(Config& c, Visitor& v) {
     auto& t = c.training;
     v.key("batch_size", t.batch_size);
     v.key("optimizer", t.optimizer);
+    v.key("precision", t.precision);
     v.key("lr", t.lr);
     v.key("momentum", t.momentum);
     v.key("weight_decay", t.weight_decay);
@@ -385,6 +386,9 @@ RunConfig RunConfig::from_yaml(const YAML::Node& file, const std::string& source
       if (c.train_stage.threads < 0) sec.fail_key("threads", "must not be negative");
       if (!nn::valid_device(c.train_stage.device))
         sec.fail_key("device", "must be cpu, cuda or cuda:N, not '" + c.train_stage.device + "'");
+      if (t.precision == "fp16" && c.train_stage.device.rfind("cuda", 0) != 0)
+        sec.fail_key("precision", "fp16 needs a cuda device (its loss scaling is for GPUs); use bf16 or fp32 on " +
+                                      c.train_stage.device);
     } else if (section == "evaluation") {
       auto& e = c.eval;
       if (e.playouts < 1) sec.fail_key("playouts", "must be at least 1");
