@@ -6,7 +6,7 @@
 #   2. a Release build against that LibTorch through CMAKE_PREFIX_PATH;
 #   3. the network and trainer tests (nn_tests);
 #   4. bench nn (fp32, fp16, bf16), bench mcts, bench selfplay with hundreds
-#      of games at once, bench train, all on cuda;
+#      of games at once, bench train (fp32, bf16, fp16), all on cuda;
 #   5. configs/experiments/gpu-check.yaml (gpu.yaml cut to minutes) as a loop.
 # Each step's output goes to OUTDIR/NN-name.log; a failed step is recorded
 # in OUTDIR/summary.txt and the next one still runs.
@@ -49,8 +49,10 @@ step 05-bench-mcts 60 "$ultima" bench mcts --net device=cuda,blocks=10,channels=
   --batch 32 --seconds 10
 step 06-bench-selfplay 90 "$ultima" bench selfplay --device cuda --blocks 10 --channels 128 --se-channels 32 \
   --games 512 --parallel-games 512 --playouts 100 --mcts-batch 8 --max-batch 1024 --gumbel
-step 07-bench-train 60 "$ultima" bench train --device cuda --blocks 10 --channels 128 --se-channels 32 \
-  --batch-size 1024 --steps 30 --samples 20000
+for precision in fp32 bf16 fp16; do
+  step "07-bench-train-$precision" 45 "$ultima" bench train --device cuda --precision "$precision" --blocks 10 \
+    --channels 128 --se-channels 32 --batch-size 1024 --steps 30 --samples 20000
+done
 step 08-loop 330 "$ultima" loop --config configs/experiments/gpu-check.yaml --run-dir "$out/run"
 "$ultima" status --run-dir "$out/run" > "$out/09-status.txt" 2>&1 || true
 # The run's tables, logs and best model come back; its samples, games,
