@@ -34,9 +34,12 @@ step() {  # step NAME SECONDS COMMAND...: runs it with a time limit, logs it
 prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)' 2> /dev/null) ||
   { echo "no python3 torch: nothing to build against" | tee -a "$summary"; exit 1; }
 
+# NCCL's header, for data-parallel training over NCCL, comes with pip's
+# nvidia-nccl package when it is there (else Gloo carries CUDA tensors).
+nccl=$(python3 -c 'import os, nvidia.nccl as n; print(os.path.join(list(n.__path__)[0], "include"))' 2> /dev/null || true)
 jobs=$(nproc)
 step 01-configure 120 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DULTIMA_NATIVE=OFF \
-  -DBUILD_TESTING=ON -DCMAKE_PREFIX_PATH="$prefix" || exit 1
+  -DBUILD_TESTING=ON -DCMAKE_PREFIX_PATH="$prefix" ${nccl:+-DULTIMA_NCCL_INCLUDE="$nccl"} || exit 1
 step 02-build 300 cmake --build build-gpu -j "$jobs" || exit 1
 ultima=build-gpu/ultima
 
