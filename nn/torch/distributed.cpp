@@ -8,6 +8,7 @@
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#include <torch/version.h>
 #ifdef ULTIMA_WITH_NCCL
 #include <c10/cuda/CUDAFunctions.h>
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
@@ -21,12 +22,20 @@
 
 #include "nn/torch/module_util.h"
 
+// The process group classes derive from c10d::Backend since LibTorch 2.0,
+// from c10d::ProcessGroup before.
+#if TORCH_VERSION_MAJOR >= 2
+using CollectiveBackend = c10d::Backend;
+#else
+using CollectiveBackend = c10d::ProcessGroup;
+#endif
+
 struct UltimaNnGroup {
   int rank = 0;
   int world_size = 1;
   torch::Device device{torch::kCPU};
-  c10::intrusive_ptr<c10d::ProcessGroup> control;  // Gloo, CPU tensors
-  c10::intrusive_ptr<c10d::ProcessGroup> tensors;  // on `device`
+  c10::intrusive_ptr<CollectiveBackend> control;  // Gloo, CPU tensors
+  c10::intrusive_ptr<CollectiveBackend> tensors;  // on `device`
 };
 
 namespace ultima::nn::dist {
@@ -40,7 +49,7 @@ void wait(const c10::intrusive_ptr<c10d::Work>& work) {
   if (!work->wait()) throw std::runtime_error("a collective operation failed");
 }
 
-void all_reduce_sum(c10d::ProcessGroup& group, torch::Tensor& t) {
+void all_reduce_sum(CollectiveBackend& group, torch::Tensor& t) {
   std::vector<torch::Tensor> one{t};
   wait(group.allreduce(one));
 }
