@@ -292,25 +292,18 @@ torch::Tensor loss_vector(UltimaNnTrainer& t, const LossTensors& l, bool shared)
 }
 
 // Every tensor the optimizer keeps for a parameter (momentum; AdamW's
-// moments), in the optimizer's order.
+// moments). (The state map's key type differs between LibTorch versions;
+// only its values are used.)
 std::vector<torch::Tensor> optimizer_tensors(UltimaNnTrainer& t) {
   std::vector<torch::Tensor> out;
-  for (auto& group : t.optimizer->param_groups())
-    for (const torch::Tensor& p : group.params()) {
-      auto& states = t.optimizer->state();
-#if TORCH_VERSION_MAJOR >= 2
-      const auto it = states.find(p.unsafeGetTensorImpl());
-#else
-      const auto it = states.find(c10::guts::to_string(p.unsafeGetTensorImpl()));
-#endif
-      if (it == states.end()) continue;
-      if (auto* sgd = dynamic_cast<torch::optim::SGDParamState*>(it->second.get())) {
-        if (sgd->momentum_buffer().defined()) out.push_back(sgd->momentum_buffer());
-      } else if (auto* adam = dynamic_cast<torch::optim::AdamWParamState*>(it->second.get())) {
-        out.push_back(adam->exp_avg());
-        out.push_back(adam->exp_avg_sq());
-      }
+  for (auto& entry : t.optimizer->state()) {
+    if (auto* sgd = dynamic_cast<torch::optim::SGDParamState*>(entry.second.get())) {
+      if (sgd->momentum_buffer().defined()) out.push_back(sgd->momentum_buffer());
+    } else if (auto* adam = dynamic_cast<torch::optim::AdamWParamState*>(entry.second.get())) {
+      out.push_back(adam->exp_avg());
+      out.push_back(adam->exp_avg_sq());
     }
+  }
   return out;
 }
 
