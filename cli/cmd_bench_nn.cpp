@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "engine/rules/movegen.h"
 #include "engine/rules/rule_set.h"
+#include "nn/eigen_network.h"
 #include "nn/encoding.h"
 #include "nn/network.h"
 #include "nn/policy_index.h"
@@ -46,32 +47,24 @@ namespace {
 
 struct BenchNnOptions {
   nn::NnConfig config;
+  std::string backend = "torch";  // torch, eigen, both
   std::vector<int> batches{1, 8, 32, 64, 128};
   double seconds = 1.0;
 };
 
-void bench_nn(const BenchNnOptions& options) {
-  if (options.batches.empty()) throw std::invalid_argument("--batches: no batch sizes");
-  const int largest = *std::max_element(options.batches.begin(), options.batches.end());
-  const BenchInputs in = make_inputs(largest);
-  const auto load_start = std::chrono::steady_clock::now();
-  std::unique_ptr<nn::Network> net = nn::make_network(options.config);
-  const double load_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count();
-  std::printf("%s\n%s; module loaded and network made in %.2f s\n", net->describe().c_str(),
-              nn::nn_library_version().c_str(), load_seconds);
+// Forward passes of `net` at each batch size, a line each.
+void time_batches(nn::NetworkBackend& net, const BenchInputs& in, const BenchNnOptions& options, int largest) {
   std::printf("%6s %10s %12s %10s\n", "batch", "passes/s", "positions/s", "ms/pass");
-
   std::vector<float> logits(in.slots.size()), wdl(static_cast<std::size_t>(largest) * 3), moves_left(largest);
   for (const int batch : options.batches) {
     const nn::ForwardBatch fb{batch, in.planes.data(), in.offsets.data(), in.slots.data()};
     const nn::ForwardOutput fo{logits.data(), wdl.data(), moves_left.data()};
-    for (int i = 0; i < 2; ++i) net->forward(fb, fo);  // warm-up: allocator, kernels
+    for (int i = 0; i < 2; ++i) net.forward(fb, fo);  // warm-up: allocator, kernels
     int passes = 0;
     const auto start = std::chrono::steady_clock::now();
     double elapsed = 0;
     while (passes < 3 || elapsed < options.seconds) {
-      net->forward(fb, fo);
+      net.forward(fb, fo);
       ++passes;
       elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
@@ -79,6 +72,41 @@ void bench_nn(const BenchNnOptions& options) {
                 1000 * elapsed / passes);
     std::fflush(stdout);
   }
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+void bench_nn(const BenchNnOptions& options) {
+  if (options.batches.empty()) throw std::invalid_argument("--batches: no batch sizes");
+  const int largest = *std::max_element(options.batches.begin(), options.batches.end());
+  const BenchInputs in = make_inputs(largest);
+  const std::string& backend = options.backend;
+  if (backend == "eigen" && !options.config.weights.empty()) {
+    // Without LibTorch at all: what a bot with the Eigen backend pays.
+    const auto load_start = std::chrono::steady_clock::now();
+    auto net = nn::EigenNetwork::load(options.config.weights);
+    std::printf("%s; model file read and network made in %.3f s (no LibTorch)\n", net->describe().c_str(),
+                seconds_since(load_start));
+    time_batches(*net, in, options, largest);
+    return;
+  }
+  const auto load_start = std::chrono::steady_clock::now();
+  std::unique_ptr<nn::Network> net = nn::make_network(options.config);
+  const double load_seconds = seconds_since(load_start);
+  if (backend != "eigen") {
+    std::printf("%s\n%s; module loaded and network made in %.2f s\n", net->describe().c_str(),
+                nn::nn_library_version().c_str(), load_seconds);
+    time_batches(*net, in, options, largest);
+  }
+  if (backend == "torch") return;
+  // The same weights (random ones come from LibTorch) on the Eigen backend.
+  const auto eigen_start = std::chrono::steady_clock::now();
+  auto eigen = nn::EigenNetwork::from_payload(net->architecture(), net->payload());
+  std::printf("%s; network made from the payload in %.3f s\n", eigen->describe().c_str(),
+              seconds_since(eigen_start));
+  time_batches(*eigen, in, options, largest);
 }
 
 }  // namespace
@@ -107,6 +135,9 @@ void add_bench_nn_command(CLI::App& bench) {
   cmd->add_option_function<std::string>("--weights",
                                         [opts](const std::string& v) { opts->config.set("weights", v); },
                                         "a model file instead of random weights");
+  cmd->add_option("--backend", opts->backend,
+                  "torch (default), eigen (with --weights: without loading LibTorch), or both, one after the other")
+      ->check(CLI::IsMember({"torch", "eigen", "both"}));
   cmd->add_option("--batches", opts->batches, "comma-separated batch sizes (default 1,8,32,64,128)")
       ->delimiter(',')
       ->check(CLI::Range(1, 1 << 16));

@@ -31,6 +31,7 @@ T parse_number(std::string_view key, std::string_view value, T min, T max) {
 
 const std::vector<NnConfig::Key>& NnConfig::keys() {
   static const std::vector<Key> k = {
+      {"backend", "torch (the LibTorch module, any device) or eigen (CPU fp32 without LibTorch; needs weights)"},
       {"weights", "model file (empty: random weights from seed)"},
       {"blocks", "residual blocks of a random network (checked against a model file when given)"},
       {"channels", "channels of a random network (checked against a model file when given)"},
@@ -49,7 +50,11 @@ const std::vector<NnConfig::Key>& NnConfig::keys() {
 }
 
 void NnConfig::set(std::string_view key, std::string_view value) {
-  if (key == "weights") {
+  if (key == "backend") {
+    if (value != "torch" && value != "eigen")
+      throw std::invalid_argument("network option backend: '" + std::string(value) + "' is not torch or eigen");
+    backend = value;
+  } else if (key == "weights") {
     weights = value;
   } else if (key == "blocks") {
     architecture.blocks = parse_number<int>(key, value, 0, 256);

@@ -19,6 +19,7 @@ bool valid_device(std::string_view device);
 bool valid_precision(std::string_view precision);
 
 struct NnConfig {
+  std::string backend = "torch";   // torch (the LibTorch module) or eigen (nn/eigen_network.h: CPU, fp32, no LibTorch)
   std::string weights;             // model file; empty: random weights from `seed` (benchmarks, tests)
   NetArchitecture architecture;    // for random weights; checked against the file when given explicitly
   struct {

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <sys/stat.h>
 
+#include "nn/eigen_network.h"
 #include "nn/module_api.h"
 #include "nn/module_client.h"
 
@@ -156,6 +157,22 @@ std::unique_ptr<Network> make_network(const NnConfig& config) {
 }
 
 std::unique_ptr<BatchingEvaluator> make_nn_evaluator(const NnConfig& config) {
+  if (config.backend == "eigen") {
+    if (config.weights.empty())
+      throw std::invalid_argument("network option backend=eigen needs weights=FILE (random weights come from LibTorch)");
+    if (config.device != "cpu")
+      throw std::invalid_argument("network option backend=eigen runs on the cpu, not " + config.device);
+    std::shared_ptr<NetworkBackend> net = EigenNetwork::load(config.weights);
+    if (config.given.blocks || config.given.channels || config.given.se_channels) {
+      const NetArchitecture& a = static_cast<const EigenNetwork&>(*net).architecture();
+      NetArchitecture expected = a;
+      if (config.given.blocks) expected.blocks = config.architecture.blocks;
+      if (config.given.channels) expected.channels = config.architecture.channels;
+      if (config.given.se_channels) expected.se_channels = config.architecture.se_channels;
+      check_architecture(config.weights, a, expected);
+    }
+    return std::make_unique<BatchingEvaluator>(net, config.batching);
+  }
   return std::make_unique<BatchingEvaluator>(std::shared_ptr<NetworkBackend>(make_network(config)), config.batching);
 }
 

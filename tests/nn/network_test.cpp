@@ -17,7 +17,9 @@
 #include "engine/mcts/mcts.h"
 #include "nn/encoding.h"
 #include "nn/module_api.h"
+#include "nn/eigen_network.h"
 #include "nn/network.h"
+#include "nn/trainer.h"
 #include "nn/policy_index.h"
 #include "nn_test_util.h"
 #include "test_util.h"
@@ -63,7 +65,7 @@ struct Outputs {
   std::vector<float> policy, wdl, moves_left;
 };
 
-Outputs run(Network& net, const Batch& b) {
+Outputs run(NetworkBackend& net, const Batch& b) {
   Outputs o;
   o.policy.resize(b.slots.size());
   o.wdl.resize(3 * b.positions.size());
@@ -275,6 +277,81 @@ TEST(NnMcts, MctsSearchesWithASavedNetwork) {
   EXPECT_GE(r.playouts, 200u);
   EXPECT_GT(r.evaluations, 0u);
   std::filesystem::remove(path);
+}
+
+// The Eigen backend computes the module's function from the same file: a
+// net with trained weights and batch-norm statistics (a few training steps
+// from random weights, so the folding of batch norm is exercised), every
+// preset's positions, all three heads, within float rounding.
+TEST(NnEigen, MatchesTheModuleOnTheSameModelFile) {
+  for (const int se : {4, 0}) {
+    NetArchitecture a = test::narrow_architecture(2);
+    a.se_channels = se;
+    a = a.completed();
+    const Batch data(24, 17);
+    TrainerOptions o;
+    o.device.threads = 1;
+    auto trainer = Trainer::create(a, {}, 5, o);
+    std::vector<std::int32_t> offsets{0}, slots;
+    std::vector<float> weights, wdl, moves_left;
+    for (int i = 0; i < data.size(); ++i) {
+      slots.push_back(data.slots[data.offsets[i]]);
+      weights.push_back(1.0f);
+      offsets.push_back(static_cast<std::int32_t>(slots.size()));
+      wdl.insert(wdl.end(), {0.2f, 0.5f, 0.3f});
+      moves_left.push_back(static_cast<float>(10 + i));
+    }
+    const TrainBatch batch{data.size(), data.planes.data(), offsets.data(), slots.data(), weights.data(),
+                           wdl.data(), moves_left.data()};
+    for (int i = 0; i < 5; ++i) trainer->step(batch, 0.05f);
+    const std::string path = test::temp_path("eigen_", std::to_string(se) + ".unn");
+    ModelHeader header;
+    header.architecture = a;
+    header.rules = "abbott1963";
+    write_model_file(path, header, trainer->payload());
+
+    auto torch_net = Network::load(path, DeviceOptions{});
+    auto eigen_net = EigenNetwork::load(path);
+    std::filesystem::remove(path);
+    const Outputs t = run(*torch_net, data), e = run(*eigen_net, data);
+    ASSERT_EQ(t.policy.size(), e.policy.size());
+    double worst = 0, spread = 0;
+    for (std::size_t i = 0; i < t.policy.size(); ++i) {
+      worst = std::max(worst, static_cast<double>(std::fabs(t.policy[i] - e.policy[i])));
+      spread = std::max(spread, static_cast<double>(std::fabs(t.policy[i] - t.policy[0])));
+    }
+    EXPECT_LT(worst, 1e-3) << "policy logits, se " << se;
+    EXPECT_GT(spread, 0.01) << "the logits differ between moves (the comparison is not of constants)";
+    for (std::size_t i = 0; i < t.wdl.size(); ++i) EXPECT_NEAR(t.wdl[i], e.wdl[i], 1e-3) << "wdl " << i;
+    for (std::size_t i = 0; i < t.moves_left.size(); ++i)
+      EXPECT_NEAR(t.moves_left[i], e.moves_left[i], 1e-3 * std::max(1.0f, t.moves_left[i])) << "moves left " << i;
+    EXPECT_NE(eigen_net->describe().find("Eigen"), std::string::npos);
+  }
+}
+
+TEST(NnEigen, ItsErrorsNameTheProblem) {
+  const NetArchitecture small = test::narrow_architecture(1).completed();
+  NetArchitecture other = small;
+  other.channels = 24;
+  auto net = Network::random(small, 1, DeviceOptions{});
+  const std::string wrong = error_of([&] { EigenNetwork::from_payload(other, net->payload()); });
+  EXPECT_NE(wrong.find("tensor 'input_conv.weight' has shape [16, 25, 3, 3], the architecture needs [24, 25, 3, 3]"),
+            std::string::npos)
+      << wrong;
+  NetArchitecture deeper = small;
+  deeper.blocks = 2;
+  EXPECT_NE(error_of([&] { EigenNetwork::from_payload(deeper, net->payload()); })
+                .find("the weights lack tensor 'tower.1.conv1.weight'"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { make_nn_evaluator(NnConfig::parse("backend=eigen")); }).find("backend=eigen needs weights"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { NnConfig::parse("backend=onnx"); }).find("'onnx' is not torch or eigen"), std::string::npos);
+  // Through the batching evaluator, as players and UCI use it.
+  const std::string path = test::temp_path("eigen_", "eval.unn");
+  net->save(path, "abbott1963", 0);
+  auto evaluator = make_nn_evaluator(NnConfig::parse("backend=eigen,weights=" + path));
+  std::filesystem::remove(path);
+  EXPECT_NE(evaluator->backend().describe().find("Eigen"), std::string::npos);
 }
 
 }  // namespace
