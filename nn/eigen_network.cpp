@@ -25,7 +25,33 @@ struct Conv {
   Matrix w;
   Vector b;
   int in = 0, out = 0, k = 1;
+  // For k = 3: Winograd's F(2x2, 3x3) form, the weights transformed to 16
+  // out x in matrices, one per point of a 4x4 tile (see winograd()).
+  std::vector<Matrix> tile_weights;
 };
+
+// U = G g G^T for each (out, in) pair's 3x3 kernel g, with G the 4x3 matrix
+// [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1].
+void make_tile_weights(Conv& c) {
+  c.tile_weights.assign(16, Matrix(c.out, c.in));
+  for (int o = 0; o < c.out; ++o)
+    for (int i = 0; i < c.in; ++i) {
+      const float* g = c.w.row(o).data() + i * 9;
+      float gt[4][3];  // G g
+      for (int col = 0; col < 3; ++col) {
+        const float a = g[col], b = g[3 + col], d = g[6 + col];
+        gt[0][col] = a;
+        gt[1][col] = 0.5f * (a + b + d);
+        gt[2][col] = 0.5f * (a - b + d);
+        gt[3][col] = d;
+      }
+      for (int r = 0; r < 4; ++r) {
+        const float a = gt[r][0], b = gt[r][1], d = gt[r][2];
+        const float u[4] = {a, 0.5f * (a + b + d), 0.5f * (a - b + d), d};
+        for (int col = 0; col < 4; ++col) c.tile_weights[r * 4 + col](o, i) = u[col];
+      }
+    }
+}
 
 struct Dense {
   Matrix w;  // out x in
@@ -80,7 +106,10 @@ Conv folded_conv(Tensors& t, const std::string& conv, const std::string& bn, int
   const std::vector<float> w = t.take(conv + ".weight", {out, in, k, k});
   c.w = Eigen::Map<const Matrix>(w.data(), out, in * k * k);
   c.b = conv_bias ? Vector(Eigen::Map<const Vector>(t.take(conv + ".bias", {out}).data(), out)) : Vector::Zero(out);
-  if (bn.empty()) return c;
+  if (bn.empty()) {
+    if (k == 3) make_tile_weights(c);
+    return c;
+  }
   const std::vector<float> gamma = t.take(bn + ".weight", {out}), beta = t.take(bn + ".bias", {out}),
                            mean = t.take(bn + ".running_mean", {out}), var = t.take(bn + ".running_var", {out});
   t.skip(bn + ".num_batches_tracked");
@@ -89,6 +118,7 @@ Conv folded_conv(Tensors& t, const std::string& conv, const std::string& bn, int
     c.w.row(o) *= scale;
     c.b[o] = (c.b[o] - mean[o]) * scale + beta[o];
   }
+  if (k == 3) make_tile_weights(c);
   return c;
 }
 
@@ -100,31 +130,73 @@ Dense dense(Tensors& t, const std::string& name, int in, int out) {
   return d;
 }
 
+// A 3x3 convolution by Winograd's F(2x2, 3x3): the board in 16 tiles of
+// 2x2 outputs, each computed from a 4x4 input patch (zero off the board) as
+// A^T [U (.) (B^T d B)] A, so the work is 16 products of out x in by in x
+// tiles matrices: 2.25 times fewer multiplications than im2col's.
+Matrix winograd(const Conv& c, const Matrix& x, int batch) {
+  const int tiles = 16 * batch;
+  std::vector<Matrix> v(16, Matrix(c.in, tiles));
+  for (int ch = 0; ch < c.in; ++ch) {
+    const float* source = x.row(ch).data();
+    for (int b = 0; b < batch; ++b)
+      for (int ty = 0; ty < 4; ++ty)
+        for (int tx = 0; tx < 4; ++tx) {
+          float d[4][4];
+          for (int r = 0; r < 4; ++r) {
+            const int h = 2 * ty - 1 + r;
+            for (int col = 0; col < 4; ++col) {
+              const int w = 2 * tx - 1 + col;
+              d[r][col] = h < 0 || h > 7 || w < 0 || w > 7 ? 0.0f : source[b * 64 + h * 8 + w];
+            }
+          }
+          // B^T d B with B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1].
+          float t[4][4];
+          for (int col = 0; col < 4; ++col) {
+            t[0][col] = d[0][col] - d[2][col];
+            t[1][col] = d[1][col] + d[2][col];
+            t[2][col] = d[2][col] - d[1][col];
+            t[3][col] = d[1][col] - d[3][col];
+          }
+          const int tile = b * 16 + ty * 4 + tx;
+          for (int r = 0; r < 4; ++r) {
+            v[r * 4 + 0](ch, tile) = t[r][0] - t[r][2];
+            v[r * 4 + 1](ch, tile) = t[r][1] + t[r][2];
+            v[r * 4 + 2](ch, tile) = t[r][2] - t[r][1];
+            v[r * 4 + 3](ch, tile) = t[r][1] - t[r][3];
+          }
+        }
+  }
+  std::vector<Matrix> m(16);
+  for (int p = 0; p < 16; ++p) m[p].noalias() = c.tile_weights[p] * v[p];
+  Matrix y(c.out, 64 * batch);
+  for (int o = 0; o < c.out; ++o) {
+    float* out = y.row(o).data();
+    for (int tile = 0; tile < tiles; ++tile) {
+      float mm[4][4];
+      for (int p = 0; p < 16; ++p) mm[p / 4][p % 4] = m[p](o, tile);
+      // A^T mm A with A^T = [1 1 1 0; 0 1 -1 -1].
+      float r[2][4];
+      for (int col = 0; col < 4; ++col) {
+        r[0][col] = mm[0][col] + mm[1][col] + mm[2][col];
+        r[1][col] = mm[1][col] - mm[2][col] - mm[3][col];
+      }
+      const int b = tile / 16, ty = (tile % 16) / 4, tx = tile % 4;
+      for (int dy = 0; dy < 2; ++dy) {
+        float* row = out + b * 64 + (2 * ty + dy) * 8 + 2 * tx;
+        row[0] = r[dy][0] + r[dy][1] + r[dy][2] + c.b[o];
+        row[1] = r[dy][1] - r[dy][2] - r[dy][3] + c.b[o];
+      }
+    }
+  }
+  return y;
+}
+
 // Activations: channels x (64 * batch), column b * 64 + square.
 Matrix apply(const Conv& c, const Matrix& x, int batch) {
+  if (c.k == 3) return winograd(c, x, batch);
   Matrix y;
-  if (c.k == 1) {
-    y.noalias() = c.w * x;
-  } else {
-    // im2col: row (channel * 9 + kh * 3 + kw), the input square shifted by
-    // (kh - 1, kw - 1), zero off the board.
-    Matrix columns = Matrix::Zero(static_cast<Eigen::Index>(c.in) * 9, 64 * batch);
-    for (int ch = 0; ch < c.in; ++ch) {
-      const float* source = x.row(ch).data();
-      for (int kh = 0; kh < 3; ++kh)
-        for (int kw = 0; kw < 3; ++kw) {
-          float* row = columns.row(ch * 9 + kh * 3 + kw).data();
-          // Squares w whose source w + kw - 1 is on the board: one run per rank.
-          const int first = kw == 0 ? 1 : 0, last = kw == 2 ? 7 : 8, shift = kw - 1;
-          for (int b = 0; b < batch; ++b)
-            for (int h = std::max(0, 1 - kh); h < std::min(8, 9 - kh); ++h) {
-              const float* from = source + b * 64 + (h + kh - 1) * 8 + first + shift;
-              std::copy(from, from + (last - first), row + b * 64 + h * 8 + first);
-            }
-        }
-    }
-    y.noalias() = c.w * columns;
-  }
+  y.noalias() = c.w * x;
   y.colwise() += c.b;
   return y;
 }

@@ -1,8 +1,8 @@
 // The project's networks on the CPU without LibTorch: inference with Eigen
 // from the same model files, for bots, UCI and tools that want to start in
 // milliseconds and play at small batches. Batch norm is folded into the
-// convolutions at load; a 3x3 convolution is one matrix product over the
-// batch (im2col). Outputs match the LibTorch module's within float
+// convolutions at load; a 3x3 convolution is Winograd's F(2x2, 3x3), 16
+// matrix products over the batch. Outputs match the LibTorch module's within float
 // rounding (nn_tests compares them). fp32, one thread per forward pass;
 // several passes may run at once.
 #pragma once
