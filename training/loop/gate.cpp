@@ -10,7 +10,7 @@ namespace ultima::loop {
 namespace {
 
 const std::vector<std::string> kColumns = {"version", "best",          "score_vs_best",
-                                           "score_vs_initial", "elo", "elo_low", "elo_high", "promoted"};
+                                           "score_vs_initial", "elo", "promoted", "elo_low", "elo_high"};
 
 }  // namespace
 
@@ -38,6 +38,10 @@ EvaluationOutcome Gatekeeper::judge(std::uint64_t candidate) {
       evaluation_.run(static_cast<int>(candidate), candidate, best, plan_evaluation(config_.eval, table));
   if (out.promoted) run_.set_best_model(candidate);
   if (table.columns.empty()) table.columns = kColumns;
+  // A gate.csv from before the interval gains its columns at the end.
+  for (const char* column : {"elo_low", "elo_high"})
+    if (std::find(table.columns.begin(), table.columns.end(), column) == table.columns.end())
+      table.columns.push_back(column);
   const auto score = [](const MatchOutcome& r) { return r.wdl.games() ? fixed(r.score, 3) : std::string(); };
   table.add_row({{"version", std::to_string(candidate)},
                         {"best", std::to_string(best)},
