@@ -181,11 +181,6 @@ int run_loop(const selfplay::RunDir& run, const RunConfig& config, const ModelEv
                  config.loop.max_minutes > 0 && eta < remaining * elapsed() / generation ? " (time limit)" : "");
     ++done;
   }
-  const std::uint64_t best = run.best_model().value_or(0);
-  spdlog::info("loop: {} generations done; ladder Elo of the last {}; best model: {} (play it: ultima match "
-               "--white mcts:run={} ...)",
-               done, format_rating({log.last("elo"), log.last("elo_low"), log.last("elo_high"), 0}),
-               run.model_path(best), run.root());
   return done;
 }
 

@@ -107,7 +107,7 @@ std::string svg_chart(const std::string& title, const std::string& x_label, cons
 
     svg += "<rect x=\"" + num(kLeft) + "\" y=\"" + num(ptop) + "\" width=\"" + num(pw) + "\" height=\"" + num(ph) +
            "\" fill=\"none\" stroke=\"#444\"/>\n";
-    const double ys = tick_step(y1 - y0, std::max(3, static_cast<int>(ph / 50)));
+    const double ys = tick_step(y1 - y0, std::max(3, static_cast<int>(ph / 40)));
     for (double y = std::ceil(y0 / ys) * ys; y <= y1 + 1e-9 * ys; y += ys) {
       svg += "<line x1=\"" + num(kLeft) + "\" x2=\"" + num(kLeft + pw) + "\" y1=\"" + num(py(y)) + "\" y2=\"" +
              num(py(y)) + "\" stroke=\"#e4e4e4\"/>\n";
