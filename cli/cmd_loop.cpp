@@ -50,9 +50,15 @@ void run_loop_command(const LoopOptions& o) {
                config.loop.generations,
                config.loop.max_minutes > 0 ? fmt::format(", at most {:g} min", config.loop.max_minutes) : "");
   const int done = run_loop(run, config);
-  spdlog::info("loop: {} generations done; table {}, plot {}", done, run.path("generations.csv"),
-               run.path("elo.svg"));
   if (stop_requested()) spdlog::info("loop: stopped on request; run it again to go on");
+  spdlog::info("loop: {} generations done; table {}, plots {} and {}", done, run.path("generations.csv"),
+               run.path("elo.svg"), run.path("loss.svg"));
+  // The last line: what the run made, and how to play it.
+  const GenerationLog log(run, {});
+  const std::uint64_t best = run.best_model().value_or(0);
+  spdlog::info("loop: best model {} (the last generation's ladder Elo {}); play it as the player spec mcts:run={}",
+               run.model_path(best),
+               format_rating({log.last("elo"), log.last("elo_low"), log.last("elo_high"), 0}), run.root());
 }
 
 }  // namespace

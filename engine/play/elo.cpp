@@ -233,4 +233,22 @@ double rating_from_results(const std::vector<RatedResult>& results) {
   return 0.5 * (low + high);
 }
 
+LadderRating rate_on_ladder(const std::vector<RatedResult>& results) {
+  LadderRating out;
+  for (const RatedResult& r : results) out.games += r.games;
+  if (out.games == 0) return out;
+  out.elo = rating_from_results(results);
+  const double per_elo = std::log(10.0) / 400.0;  // d(logit)/d(Elo)
+  double information = 0;
+  for (const RatedResult& r : results) {
+    if (r.games == 0) continue;
+    const double p = score_from_elo(out.elo - r.opponent_elo);
+    information += (r.games + 1) * p * (1 - p);
+  }
+  const double half = 1.96 / (per_elo * std::sqrt(information));
+  out.lower = out.elo - half;
+  out.upper = out.elo + half;
+  return out;
+}
+
 }  // namespace ultima

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <array>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -113,5 +114,20 @@ struct RatedResult {
 // virtual draw added against each opponent so that a clean sweep (or a
 // whitewash) still gives a finite rating. NaN when there are no games.
 double rating_from_results(const std::vector<RatedResult>& results);
+
+// That rating with its 95% interval: rating +- 1.96 / sqrt(I), where I is the
+// curvature (Fisher information) of the same log-likelihood at the rating,
+//   I = (ln 10 / 400)^2 * sum over opponents of (games + 1) p (1 - p),
+// p the expected score against that opponent (the virtual draws counted as
+// in the rating). It treats each game as a win or a loss, so many draws make
+// the interval somewhat wider than it need be, never narrower. NaN
+// everywhere without games.
+struct LadderRating {
+  double elo = std::numeric_limits<double>::quiet_NaN();
+  double lower = std::numeric_limits<double>::quiet_NaN();
+  double upper = std::numeric_limits<double>::quiet_NaN();
+  int games = 0;
+};
+LadderRating rate_on_ladder(const std::vector<RatedResult>& results);
 
 }  // namespace ultima

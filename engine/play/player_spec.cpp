@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <random>
@@ -76,6 +78,26 @@ NetworkFactory shared_networks(NetworkFactory make) {
   };
 }
 
+std::string run_best_model(const std::string& run_dir) {
+  namespace fs = std::filesystem;
+  if (run_dir.empty()) throw std::invalid_argument("run= names no run directory");
+  if (!fs::is_directory(run_dir)) throw std::invalid_argument("run directory '" + run_dir + "' does not exist");
+  const std::string best = run_dir + "/models/best";
+  std::ifstream in(best);
+  if (!in)
+    throw std::invalid_argument("run directory '" + run_dir + "' has no best model (" + best +
+                                " is missing: has its loop finished a generation, or ultima init run there?)");
+  unsigned long long version = 0;
+  if (!(in >> version)) throw std::invalid_argument(best + " does not hold a model number");
+  char name[64];
+  std::snprintf(name, sizeof name, "/models/model-%06llu.unn", version);
+  const std::string path = run_dir + name;
+  if (!fs::exists(path))
+    throw std::invalid_argument("run directory '" + run_dir + "': its best model, number " + std::to_string(version) +
+                                " (" + best + "), has no file " + path);
+  return path;
+}
+
 std::string player_spec_help() {
   std::string levels;
   for (const std::string& name : level_names()) levels += (levels.empty() ? "" : ", ") + name;
@@ -88,7 +110,9 @@ std::string player_spec_help() {
          "                         100), depth, nodes, timeout_ms (grace beyond the limit, default 10000),\n"
          "                         option.NAME=VALUE (setoption), e.g. uci:depth=6,option.Hash=64:./stockfish\n"
          "  mcts[:KEY=VALUE,...]   the tree search; weights=FILE (or weights=random) for a network, else the\n"
-         "                         network-free material evaluator. With a network, its keys (device=cuda,\n"
+         "                         network-free material evaluator; run=DIR for the best model of a run\n"
+         "                         directory (DIR/models/best, e.g. mcts:run=runs/main). With a network, its\n"
+         "                         keys (device=cuda,\n"
          "                         precision, max_batch, ...: nn/README.md) may follow. The search's keys:\n" +
          mcts_settings_help();
 }
@@ -107,8 +131,21 @@ std::unique_ptr<Player> make_player(const std::string& spec, const NetworkFactor
       const std::string key = pair.substr(0, pair.find('='));
       const bool search_key = std::any_of(mcts_setting_list().begin(), mcts_setting_list().end(),
                                           [&](const MctsSettingInfo& s) { return s.name == key; });
-      if (key == "weights")
-        weights = pair.size() > 8 ? pair.substr(8) : "";
+      if (key == "weights" || key == "run") {
+        if (!weights.empty())
+          throw std::invalid_argument("player spec '" + spec + "' names its network twice (weights= and run= are one "
+                                      "choice)");
+        const std::string value = pair.size() > key.size() + 1 ? pair.substr(key.size() + 1) : "";
+        if (key == "run") {
+          try {
+            weights = run_best_model(value);
+          } catch (const std::invalid_argument& e) {
+            throw std::invalid_argument("player spec '" + spec + "': " + e.what());
+          }
+        } else {
+          weights = value;
+        }
+      }
       else if (search_key || pair.find('=') == std::string::npos)
         settings += (settings.empty() ? "" : ",") + pair;
       else

@@ -37,13 +37,20 @@ NetworkFactory shared_networks(NetworkFactory make);
 //   uci:[KEY=VALUE,...:]COMMAND another program speaking UCI (uci_player.h)
 //   mcts[:KEY=VALUE,...]        MCTS; weights=FILE uses that network (made
 //                               by `networks`; weights=random for random
-//                               weights), else the network-free material
-//                               evaluator; other keys are those of
-//                               engine/mcts/settings.h (playouts, threads,
-//                               gumbel, ...)
+//                               weights), run=DIR the best model of that
+//                               run directory (run_best_model), else the
+//                               network-free material evaluator; other keys
+//                               are those of engine/mcts/settings.h
+//                               (playouts, threads, gumbel, ...)
 // Throws std::invalid_argument naming the problem for a bad spec, and
 // std::runtime_error for a network spec without a factory.
 std::unique_ptr<Player> make_player(const std::string& spec, const NetworkFactory& networks = {});
+
+// The file of a run directory's best model: DIR/models/best holds its
+// version N, the file is DIR/models/model-NNNNNN.unn (as nn/data/run_dir.h
+// lays a run out). Throws std::invalid_argument naming the directory when
+// it is missing, has no models/best, or the file named there is missing.
+std::string run_best_model(const std::string& run_dir);
 
 // Every kind of player spec, and every key of search: and mcts: specs with
 // its default (what `ultima match --help` and the spec `mcts:help` print).

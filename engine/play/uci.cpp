@@ -117,6 +117,7 @@ class UciEngine {
     say(levels);
     say("option name Backend type combo default alphabeta var alphabeta var mcts");
     say("option name WeightsFile type string default <empty>");
+    say("option name RunDir type string default <empty>");
     say("option name Device type string default cpu");
     // The MCTS settings that UCI exposes, from their one declaration.
     for (const MctsSettingInfo& s : mcts_setting_list()) {
@@ -204,6 +205,16 @@ class UciEngine {
     } else if (key == "weightsfile") {
       weights_ = (value == "<empty>") ? "" : value;
       mcts_.reset();  // built again, with the new network, at the next go
+    } else if (key == "rundir") {
+      // The run's best model becomes WeightsFile (its number read now).
+      if (value == "<empty>" || value.empty()) return;
+      try {
+        weights_ = run_best_model(value);
+      } catch (const std::exception& e) {
+        return error(e.what());
+      }
+      mcts_.reset();
+      say("info string WeightsFile " + weights_);
     } else if (const MctsSettingInfo* setting = mcts_option(key)) {
       try {
         set_mcts_setting(mcts_settings_, setting->name, value, setting->uci_name);

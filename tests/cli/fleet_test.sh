@@ -92,7 +92,7 @@ best=0
 if [ -f "$run/gate.csv" ]; then
   dup=$(tail -n +2 "$run/gate.csv" | cut -d, -f1 | sort | uniq -d)
   [ -z "$dup" ] || fail "candidates judged twice: $dup"
-  while IFS=, read -r version _before score _initial _elo promoted; do
+  while IFS=, read -r version _before score _initial _elo promoted _interval; do
     if [ "$promoted" = 1 ]; then
       awk -v s="$score" 'BEGIN { exit !(s >= 0.55) }' || fail "model $version promoted at $score"
       best=$version

@@ -23,7 +23,7 @@ run="$work/run"
 "$ultima" gate --run-dir "$run" 2> "$work/gate.log" || { cat "$work/gate.log"; fail "gate failed"; }
 [ "$(tail -n +2 "$run/gate.csv" | cut -d, -f1 | tr '\n' ' ')" = "1 2 " ] || fail "candidates not judged once each, in order"
 best=0
-while IFS=, read -r version before score _initial _elo promoted; do
+while IFS=, read -r version before score _initial _elo promoted _interval; do
   [ "$before" = "$best" ] || fail "candidate $version was judged against $before, not the best $best"
   passed=$(awk -v s="$score" 'BEGIN { print (s >= 0.55) ? 1 : 0 }')
   [ "$promoted" = "$passed" ] || fail "candidate $version scored $score and promoted=$promoted"

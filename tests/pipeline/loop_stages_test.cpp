@@ -16,6 +16,7 @@
 
 #include "engine/mcts/material_evaluator.h"
 #include "engine/play/pgn.h"
+#include "engine/play/player_spec.h"
 #include "engine/rules/file_io.h"
 #include "test_util.h"
 #include "training/loop/loop.h"
@@ -221,6 +222,191 @@ TEST(LoopGenerationLog, RowsSurviveARestartAndEmptyCellsStayEmpty) {
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("generations.csv"), std::string::npos) << e.what();
   }
+}
+
+// The default ladder: novice 275, beginner 570, casual 871, intermediate
+// 1258, advanced 1682, expert 2272, club 2861 (configs/levels/).
+TEST(LoopAdaptiveEvaluation, ChoosesTheLevelsAroundTheCurrentElo) {
+  const std::vector<LadderLevel> ladder = evaluation_ladder(RunConfig::parse("name: x\n", "test").eval);
+  ASSERT_EQ(ladder.size(), 7u);
+  EXPECT_EQ(ladder.front().name, "novice");
+  EXPECT_EQ(ladder.back().name, "club");
+  using Names = std::vector<std::string>;
+  // No rating yet: as at the weakest level.
+  EXPECT_EQ(choose_levels(ladder, std::nan(""), 2), (Names{"novice", "beginner"}));
+  EXPECT_EQ(choose_levels(ladder, 100, 2), (Names{"novice", "beginner"}));
+  // Bracketed: the one at or below and the one above.
+  EXPECT_EQ(choose_levels(ladder, 275, 2), (Names{"novice", "beginner"}));
+  EXPECT_EQ(choose_levels(ladder, 1000, 2), (Names{"casual", "intermediate"}));
+  EXPECT_EQ(choose_levels(ladder, 1682, 2), (Names{"advanced", "expert"}));
+  EXPECT_EQ(choose_levels(ladder, 3500, 2), (Names{"expert", "club"}));
+  // One level: the nearer; three: the bracket and the nearer neighbour.
+  EXPECT_EQ(choose_levels(ladder, 1000, 1), (Names{"casual"}));
+  EXPECT_EQ(choose_levels(ladder, 1100, 1), (Names{"intermediate"}));
+  EXPECT_EQ(choose_levels(ladder, 1000, 3), (Names{"beginner", "casual", "intermediate"}));
+  EXPECT_EQ(choose_levels(ladder, 1200, 3), (Names{"casual", "intermediate", "advanced"}));
+  EXPECT_EQ(choose_levels(ladder, 100, 3), (Names{"novice", "beginner", "casual"}));
+  // 0 (or more than there are): every level.
+  EXPECT_EQ(choose_levels(ladder, 1000, 0).size(), 7u);
+  EXPECT_EQ(choose_levels(ladder, 1000, 9).size(), 7u);
+  EXPECT_TRUE(choose_levels({}, 1000, 2).empty());
+}
+
+TEST(LoopAdaptiveEvaluation, PlansFromTheEarlierGenerations) {
+  const EvalConfig eval = RunConfig::parse("name: x\n", "test").eval;
+  CsvTable table;
+  EvaluationPlan first = plan_evaluation(eval, table);
+  EXPECT_TRUE(std::isnan(first.elo_before));
+  EXPECT_EQ(first.levels, (std::vector<std::string>{"novice", "beginner"}));
+  EXPECT_TRUE(first.vs_initial);
+  // The last finite rating counts (a generation without one is skipped);
+  // one score of 95% against model 0 ends those games for good.
+  table.rows = {{{"elo", "500"}, {"score_vs_initial", "0.97"}},
+                {{"elo", "1000.5"}, {"score_vs_initial", "0.90"}},
+                {{"elo", ""}, {"score_vs_initial", ""}}};
+  const EvaluationPlan later = plan_evaluation(eval, table);
+  EXPECT_DOUBLE_EQ(later.elo_before, 1000.5);
+  EXPECT_EQ(later.levels, (std::vector<std::string>{"casual", "intermediate"}));
+  EXPECT_FALSE(later.vs_initial);
+  // Below the threshold, or with it at 1 and no perfect score, they go on.
+  table.rows[0]["score_vs_initial"] = "0.94";
+  EXPECT_TRUE(plan_evaluation(eval, table).vs_initial);
+  EvalConfig none = eval;
+  none.games_vs_initial = 0;
+  EXPECT_FALSE(plan_evaluation(none, CsvTable{}).vs_initial);
+}
+
+TEST(LoopAdaptiveEvaluation, PlaysThePlannedLevelsAndRatesWithAnInterval) {
+  const TempDir dir("stage-eval-plan");
+  const selfplay::RunDir run(dir.path());
+  const RunConfig config = small_config("  levels_per_generation: 1\n");
+  Models models;
+  EvaluationStage stage(run, config, models.function());
+  EvaluationPlan plan;
+  plan.levels = {"beginner"};
+  plan.vs_initial = false;
+  const EvaluationOutcome out = stage.run(3, 3, 2, plan);
+  EXPECT_EQ(out.levels, (std::vector<std::string>{"beginner"}));
+  ASSERT_EQ(out.vs_levels.size(), 1u);
+  EXPECT_EQ(out.vs_levels[0].wdl.games(), 2);
+  EXPECT_EQ(out.vs_initial.wdl.games(), 0);
+  EXPECT_EQ(models.asked.count(0), 0u);  // model 0 not even loaded
+  EXPECT_EQ(out.rating.games, 2);
+  EXPECT_LT(out.rating.lower, out.elo);
+  EXPECT_GT(out.rating.upper, out.elo);
+  EXPECT_TRUE(std::filesystem::exists(run.path("games/eval-gen0003-vs-beginner.pgn")));
+  EXPECT_FALSE(std::filesystem::exists(run.path("games/eval-gen0003-vs-novice.pgn")));
+
+  // Its row names the levels and carries the interval.
+  const CsvTable::Row row = generation_row(config, 3, 60, 3, SelfPlayOutcome{}, TrainSummary{}, out);
+  EXPECT_EQ(row.at("eval_levels"), "beginner");
+  EXPECT_EQ(row.at("rated_games"), "2");
+  EXPECT_EQ(row.at("elo_low"), fixed(out.rating.lower, 1));
+  EXPECT_EQ(row.at("elo_high"), fixed(out.rating.upper, 1));
+  EXPECT_EQ(row.at("score_vs_beginner"), fixed(out.vs_levels[0].score, 3));
+}
+
+TEST(LoopGenerationLog, AnOlderTableGainsTheNewColumnsOnResume) {
+  const TempDir dir("generation-log-old");
+  const selfplay::RunDir run(dir.path());
+  // A table written before the interval and the adaptive levels.
+  ultima::write_file_atomically(run.path("generations.csv"),
+                                "generation,train_step,score_vs_initial,score_vs_novice,elo\n1,100,0.6,0.5,280.0\n");
+  GenerationLog log(run, {"novice", "beginner"});
+  ASSERT_EQ(log.generations(), 1);
+  EXPECT_EQ(log.last("elo"), 280);
+  log.append({{"generation", "2"}, {"train_step", "200"}, {"elo", "600.0"}, {"elo_low", "500.0"},
+              {"elo_high", "700.0"}, {"score_vs_beginner", "0.625"}, {"eval_levels", "novice+beginner"}});
+  GenerationLog again(run, {});
+  ASSERT_EQ(again.generations(), 2);
+  const CsvTable& t = again.table();
+  EXPECT_EQ(t.rows[0].at("elo"), "280.0");
+  EXPECT_EQ(t.rows[0].at("elo_low"), "");
+  EXPECT_EQ(t.rows[1].at("elo_low"), "500.0");
+  EXPECT_EQ(t.rows[1].at("score_vs_beginner"), "0.625");
+  EXPECT_EQ(t.rows[1].at("score_vs_initial"), "");
+  EXPECT_EQ(t.columns.front(), "generation");  // the old columns keep their places
+  EXPECT_EQ(t.columns[4], "elo");
+  // The plan of generation 3 goes on from generation 2's rating.
+  EXPECT_EQ(plan_evaluation(RunConfig::parse("name: x\n", "test").eval, t).levels,
+            (std::vector<std::string>{"beginner", "casual"}));
+}
+
+TEST(LoopCharts, EloChartHasIntervalsLevelsAndTheUntrainedScore) {
+  CsvTable t;
+  t.rows = {{{"generation", "1"}, {"elo", "300"}, {"elo_low", "150"}, {"elo_high", "450"}, {"score_vs_initial", "0.7"}},
+            {{"generation", "2"}, {"elo", "650"}, {"elo_low", "560"}, {"elo_high", "740"}, {"score_vs_initial", ""}},
+            {{"generation", "3"}, {"elo", ""}, {"elo_low", ""}, {"elo_high", ""}}};
+  const std::vector<PlotLine> ladder = {{"novice (275)", 275}, {"beginner (570)", 570}, {"casual (871)", 871},
+                                        {"intermediate (1258)", 1258}, {"club (2861)", 2861}};
+  const std::string svg = elo_chart("t", t, ladder, 0.95);
+  std::size_t bars = 0;
+  for (std::size_t at = svg.find("class=\"errorbar\""); at != std::string::npos;
+       at = svg.find("class=\"errorbar\"", at + 1))
+    ++bars;
+  EXPECT_EQ(bars, 2u);
+  // The levels near the data and the next one up are drawn; club is not.
+  for (const char* label : {"novice (275)", "beginner (570)", "casual (871)", "intermediate (1258)"})
+    EXPECT_NE(svg.find(label), std::string::npos) << label;
+  EXPECT_EQ(svg.find("club"), std::string::npos);
+  EXPECT_NE(svg.find("score vs untrained"), std::string::npos);
+  EXPECT_NE(svg.find("95%: no more games"), std::string::npos);
+  EXPECT_EQ(svg.find("nan"), std::string::npos);
+  EXPECT_EQ(svg.find("inf"), std::string::npos);
+  // A table from before the interval: points without bars, no NaN.
+  CsvTable old;
+  old.rows = {{{"generation", "1"}, {"elo", "300"}}};
+  const std::string plain = elo_chart("t", old, ladder, 0.95);
+  EXPECT_EQ(plain.find("errorbar"), std::string::npos);
+  EXPECT_EQ(plain.find("nan"), std::string::npos);
+  EXPECT_EQ(plain.find("score vs untrained"), std::string::npos);
+}
+
+TEST(LoopCharts, EachLossHasItsOwnPanel) {
+  CsvTable m;
+  for (int i = 1; i <= 5; ++i)
+    m.rows.push_back({{"step", std::to_string(50 * i)}, {"loss_policy", std::to_string(5.0 - 0.2 * i)},
+                      {"loss_value", std::to_string(0.70 - 0.01 * i)}, {"loss_moves_left", "0.03"}});
+  const std::string svg = loss_chart("t", m);
+  for (const char* label : {"policy loss", "value loss", "moves-left loss"})
+    EXPECT_NE(svg.find(label), std::string::npos) << label;
+  std::size_t panels = 0;
+  for (std::size_t at = svg.find("<polyline"); at != std::string::npos; at = svg.find("<polyline", at + 1)) ++panels;
+  EXPECT_EQ(panels, 3u);
+  EXPECT_EQ(svg.find("nan"), std::string::npos);
+  // Without a moves-left column (a net without the head), two panels.
+  for (auto& row : m.rows) row.erase("loss_moves_left");
+  const std::string two = loss_chart("t", m);
+  EXPECT_EQ(two.find("moves-left"), std::string::npos);
+}
+
+TEST(LoopProgress, EtaCountsTheTimeLimit) {
+  // The case: 97 generations left at 3 minutes each, 6 minutes in,
+  // 110 minutes allowed: 104 minutes are left, so 35 more start (the last
+  // at 108 minutes) and end at 111, not after 97 x 3.
+  EXPECT_DOUBLE_EQ(loop_eta_seconds(97, 180, 360, 110), 35 * 180.0);
+  EXPECT_DOUBLE_EQ(loop_eta_seconds(97, 180, 360, 0), 97 * 180.0);  // no limit
+  // Fewer generations left than the limit allows: those.
+  EXPECT_DOUBLE_EQ(loop_eta_seconds(3, 60, 600, 110), 180.0);
+  // Past the limit, or nothing left: done.
+  EXPECT_DOUBLE_EQ(loop_eta_seconds(10, 60, 110 * 60 + 1, 110), 0.0);
+  EXPECT_DOUBLE_EQ(loop_eta_seconds(0, 60, 60, 0), 0.0);
+  EXPECT_TRUE(std::isnan(loop_eta_seconds(5, 0, 0, 0)));
+  EXPECT_EQ(format_duration(loop_eta_seconds(97, 180, 360, 110)), "1h45m");
+}
+
+TEST(LoopProgress, RatingText) {
+  EXPECT_EQ(format_rating({612.4, 540.2, 689.6, 48}), "612 [540, 690]");
+  EXPECT_EQ(format_rating(LadderRating{}), "-");
+}
+
+TEST(LoopRunDirectory, PlayerSpecsFindTheRunsBestModelFile) {
+  const TempDir dir("run-best-model");
+  const selfplay::RunDir run(dir.path());
+  ultima::write_file_atomically(run.model_path(7), "x");
+  run.set_best_model(7);
+  // The engine reads the layout on its own: it must agree with RunDir's.
+  EXPECT_EQ(run_best_model(dir.path()), run.model_path(7));
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -14,6 +16,7 @@
 #include "engine/play/mcts_player.h"
 #include "engine/play/player_spec.h"
 #include "fake_network.h"
+#include "test_util.h"
 
 namespace ultima {
 namespace {
@@ -64,6 +67,44 @@ TEST(MctsPlayer, NetworksComeFromTheFactoryPassedIn) {
   MoveList legal;
   generate_legal(pos, legal);
   EXPECT_NE(std::find(legal.begin(), legal.end(), m), legal.end());
+}
+
+TEST(MctsPlayer, RunNamesTheBestModelOfARunDirectory) {
+  const test::TempDir dir("spec-run");
+  const std::string run = dir.path() + "/runs/main";
+  std::filesystem::create_directories(run + "/models");
+  std::vector<std::string> asked;
+  const NetworkFactory networks = test::fake_networks(asked);
+  // The directory exists but no generation has been made best yet.
+  try {
+    make_player("mcts:run=" + run, networks);
+    ADD_FAILURE() << "no error without models/best";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(run + "/models/best"), std::string::npos) << e.what();
+  }
+  // models/best names model 12, whose file is missing.
+  { std::ofstream(run + "/models/best") << "12\n"; }
+  try {
+    run_best_model(run);
+    ADD_FAILURE() << "no error for a missing model file";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("model-000012.unn"), std::string::npos) << e.what();
+  }
+  { std::ofstream(run + "/models/model-000012.unn") << "x"; }
+  EXPECT_EQ(run_best_model(run), run + "/models/model-000012.unn");
+  // The spec loads that file, with the other keys as with weights=.
+  make_player("mcts:playouts=8,run=" + run + ",device=cuda", networks);
+  EXPECT_EQ(asked, (std::vector<std::string>{"weights=" + run + "/models/model-000012.unn,device=cuda"}));
+  // A missing run is named; weights= and run= together are refused.
+  try {
+    make_player("mcts:run=" + dir.path() + "/runs/nope", networks);
+    ADD_FAILURE() << "no error for a missing run";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("runs/nope' does not exist"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(make_player("mcts:weights=a.unn,run=" + run, networks), std::invalid_argument);
+  EXPECT_THROW(make_player("mcts:run=", networks), std::invalid_argument);
+  EXPECT_NE(player_spec_help().find("run=DIR"), std::string::npos);
 }
 
 TEST(MctsPlayer, SharedNetworksMakeOneEvaluatorPerNetwork) {

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <chrono>
 #include <condition_variable>
 #include <istream>
@@ -21,6 +23,7 @@
 #include "engine/rules/rules.h"
 #include "engine/search/search.h"
 #include "fake_network.h"
+#include "test_util.h"
 
 namespace ultima {
 namespace {
@@ -578,6 +581,26 @@ TEST(UciMcts, WeightsFileAsksTheNetworkFactoryPassedIn) {
   EXPECT_TRUE(contains(out, "info string mcts backend: fake network (weights=nets/b.unn,device=cuda:2,")) << out;
   EXPECT_TRUE(contains(session("setoption name Device value gpu\n"), "info string error Device must be")) << out;
   EXPECT_FALSE(bestmove(out).empty()) << out;
+}
+
+TEST(UciMcts, RunDirPlaysTheRunsBestModel) {
+  const test::TempDir dir("uci-rundir");
+  std::filesystem::create_directories(dir.path() + "/models");
+  { std::ofstream(dir.path() + "/models/best") << "3\n"; }
+  { std::ofstream(dir.path() + "/models/model-000003.unn") << "x"; }
+  std::vector<std::string> asked;
+  const NetworkFactory networks = test::fake_networks(asked);
+  const std::string out = session("setoption name Backend value mcts\nsetoption name RunDir value " + dir.path() +
+                                      "\nposition startpos\ngo nodes 20\n",
+                                  networks);
+  ASSERT_EQ(asked.size(), 1u) << out;
+  EXPECT_EQ(asked[0].rfind("weights=" + dir.path() + "/models/model-000003.unn,", 0), 0u) << asked[0];
+  EXPECT_TRUE(contains(session("uci\n"), "option name RunDir type string"));
+  EXPECT_FALSE(bestmove(out).empty()) << out;
+  // A missing run is named, and the engine goes on.
+  const std::string bad = session("setoption name RunDir value " + dir.path() + "/nope\nisready\n", networks);
+  EXPECT_TRUE(contains(bad, "info string error run directory '" + dir.path() + "/nope' does not exist")) << bad;
+  EXPECT_TRUE(contains(bad, "readyok"));
 }
 
 TEST(UciMcts, BadBackendAndMissingNetworkAreErrorsNotCrashes) {

@@ -10,7 +10,7 @@ namespace ultima::loop {
 namespace {
 
 const std::vector<std::string> kColumns = {"version", "best",          "score_vs_best",
-                                           "score_vs_initial", "elo", "promoted"};
+                                           "score_vs_initial", "elo", "promoted", "elo_low", "elo_high"};
 
 }  // namespace
 
@@ -33,16 +33,23 @@ std::vector<std::uint64_t> Gatekeeper::pending() const {
 EvaluationOutcome Gatekeeper::judge(std::uint64_t candidate) {
   const std::uint64_t best = run_.best_model().value_or(0);
   spdlog::info("gate: model {} against the best, model {}", candidate, best);
-  const EvaluationOutcome out = evaluation_.run(static_cast<int>(candidate), candidate, best);
-  if (out.promoted) run_.set_best_model(candidate);
   CsvTable table = CsvTable::read(run_.path("gate.csv"));
+  const EvaluationOutcome out =
+      evaluation_.run(static_cast<int>(candidate), candidate, best, plan_evaluation(config_.eval, table));
+  if (out.promoted) run_.set_best_model(candidate);
   if (table.columns.empty()) table.columns = kColumns;
+  // A gate.csv from before the interval gains its columns at the end.
+  for (const char* column : {"elo_low", "elo_high"})
+    if (std::find(table.columns.begin(), table.columns.end(), column) == table.columns.end())
+      table.columns.push_back(column);
   const auto score = [](const MatchOutcome& r) { return r.wdl.games() ? fixed(r.score, 3) : std::string(); };
-  table.rows.push_back({{"version", std::to_string(candidate)},
+  table.add_row({{"version", std::to_string(candidate)},
                         {"best", std::to_string(best)},
                         {"score_vs_best", score(out.vs_best)},
                         {"score_vs_initial", score(out.vs_initial)},
                         {"elo", fixed(out.elo, 1)},
+                        {"elo_low", fixed(out.rating.lower, 1)},
+                        {"elo_high", fixed(out.rating.upper, 1)},
                         {"promoted", out.promoted ? "1" : "0"}});
   table.write(run_.path("gate.csv"));
   spdlog::info("gate: model {} {} (vs best {}), Elo {}", candidate, out.promoted ? "promoted" : "not promoted",

@@ -1,8 +1,11 @@
 #include "training/loop/generation_log.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
+#include <tuple>
 #include <sstream>
 #include <stdexcept>
 
@@ -59,6 +62,12 @@ void CsvTable::write(const std::string& path) const {
   ultima::write_file_atomically(path, text);
 }
 
+void CsvTable::add_row(Row row) {
+  for (const auto& [column, cell] : row)
+    if (std::find(columns.begin(), columns.end(), column) == columns.end()) columns.push_back(column);
+  rows.push_back(std::move(row));
+}
+
 double CsvTable::number(const Row& row, const std::string& column) {
   const auto it = row.find(column);
   if (it == row.end() || it->second.empty()) return std::nan("");
@@ -84,7 +93,7 @@ GenerationLog::GenerationLog(const selfplay::RunDir& run, const std::vector<std:
                     "train_samples_per_s", "loss_policy", "loss_value", "resigned_share", "false_resign_rate",
                     "score_vs_best", "score_vs_initial"};
   for (const std::string& level : levels) table_.columns.push_back("score_vs_" + level);
-  table_.columns.push_back("elo");
+  for (const char* column : {"elo", "elo_low", "elo_high", "rated_games", "eval_levels"}) table_.columns.push_back(column);
 }
 
 double GenerationLog::last(const std::string& column) const {
@@ -92,35 +101,94 @@ double GenerationLog::last(const std::string& column) const {
 }
 
 void GenerationLog::append(CsvTable::Row row) {
-  table_.rows.push_back(std::move(row));
+  table_.add_row(std::move(row));
   table_.write(path_);
 }
 
-void write_plots(const selfplay::RunDir& run, const RunConfig& config, const GenerationLog& log) {
-  PlotSeries elo{"Elo of each generation's model", "#1f77b4", {}, {}};
-  for (const auto& row : log.table().rows) {
-    elo.x.push_back(CsvTable::number(row, "generation"));
+std::string elo_chart(const std::string& name, const CsvTable& generations, const std::vector<PlotLine>& levels,
+                      double initial_until_score) {
+  PlotPanel elo_panel, initial_panel;
+  elo_panel.y_label = "Elo (bot ladder: random mover = 0)";
+  elo_panel.height = 320;
+  PlotSeries elo{"ladder Elo of each generation's model, 95% interval", "#1f77b4", {}, {}, {}, {}};
+  PlotSeries initial{"score against the untrained network (model 0)", "#2ca02c", {}, {}, {}, {}};
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  for (const auto& row : generations.rows) {
+    const double g = CsvTable::number(row, "generation");
+    elo.x.push_back(g);
     elo.y.push_back(CsvTable::number(row, "elo"));
+    elo.low.push_back(CsvTable::number(row, "elo_low"));
+    elo.high.push_back(CsvTable::number(row, "elo_high"));
+    if (std::isfinite(elo.y.back()))
+      for (const double v : {elo.y.back(), elo.low.back(), elo.high.back()})
+        if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+    initial.x.push_back(g);
+    initial.y.push_back(100 * CsvTable::number(row, "score_vs_initial"));
   }
-  std::vector<PlotLine> lines;
+  elo_panel.series.push_back(elo);
+  // The levels within reach of the data, and the nearest one beyond each
+  // end: what the model has passed and what it goes for next.
+  if (std::isfinite(lo)) {
+    const double margin = std::max(150.0, 0.15 * (hi - lo));
+    const PlotLine* below = nullptr;
+    const PlotLine* above = nullptr;
+    for (const PlotLine& l : levels) {
+      if (l.y >= lo - margin && l.y <= hi + margin) elo_panel.lines.push_back(l);
+      else if (l.y < lo && (!below || l.y > below->y)) below = &l;
+      else if (l.y > hi && (!above || l.y < above->y)) above = &l;
+    }
+    if (below) elo_panel.lines.push_back(*below);
+    if (above) elo_panel.lines.push_back(*above);
+  } else {
+    elo_panel.lines = levels;
+  }
+  std::vector<PlotPanel> panels{elo_panel};
+  if (std::any_of(initial.y.begin(), initial.y.end(), [](double v) { return std::isfinite(v); })) {
+    initial_panel.y_label = "score vs untrained (%)";
+    initial_panel.height = 140;
+    initial_panel.y_min = 0;
+    initial_panel.y_max = 100;
+    initial_panel.series.push_back(initial);
+    initial_panel.lines.push_back({"50%", 50});
+    if (initial_until_score < 1)
+      initial_panel.lines.push_back({fixed(100 * initial_until_score, 0) + "%: no more games", 100 * initial_until_score});
+    panels.push_back(initial_panel);
+  }
+  return svg_chart("Strength by generation: " + name, "generation", panels);
+}
+
+std::string loss_chart(const std::string& name, const CsvTable& metrics) {
+  std::vector<PlotPanel> panels;
+  for (const auto& [column, label, colour] :
+       {std::tuple{"loss_policy", "policy loss (cross-entropy, nats)", "#d62728"},
+        std::tuple{"loss_value", "value loss (WDL cross-entropy, nats)", "#9467bd"},
+        std::tuple{"loss_moves_left", "moves-left loss (Huber)", "#8c564b"}}) {
+    PlotSeries s{label, colour, {}, {}, {}, {}};
+    bool any = false;
+    for (const auto& row : metrics.rows) {
+      s.x.push_back(CsvTable::number(row, "step"));
+      s.y.push_back(CsvTable::number(row, column));
+      any = any || std::isfinite(s.y.back());
+    }
+    if (!any) continue;
+    PlotPanel panel;
+    panel.y_label = std::string(column).substr(5);
+    panel.height = 150;
+    panel.series.push_back(std::move(s));
+    panels.push_back(std::move(panel));
+  }
+  return svg_chart("Training losses: " + name + " (each on its own scale)", "training step", panels);
+}
+
+void write_plots(const selfplay::RunDir& run, const RunConfig& config, const GenerationLog& log) {
+  std::vector<PlotLine> levels;
   for (const std::string& name : config.eval.levels) {
     const Level level = find_level(name);
-    lines.push_back({level.name + " (" + std::to_string(level.elo) + ")", static_cast<double>(level.elo)});
+    levels.push_back({level.name + " (" + std::to_string(level.elo) + ")", static_cast<double>(level.elo)});
   }
-  const std::string svg = svg_line_chart("Elo by generation: " + config.name, "generation",
-                                         "Elo (bot ladder: random mover = 0)", {elo}, lines);
-  ultima::write_file_atomically(run.path("elo.svg"), svg);
-
-  const CsvTable metrics = CsvTable::read(run.path("metrics.csv"));
-  PlotSeries policy{"policy loss", "#d62728", {}, {}}, value{"value loss", "#9467bd", {}, {}};
-  for (const auto& row : metrics.rows) {
-    policy.x.push_back(CsvTable::number(row, "step"));
-    policy.y.push_back(CsvTable::number(row, "loss_policy"));
-    value.x.push_back(CsvTable::number(row, "step"));
-    value.y.push_back(CsvTable::number(row, "loss_value"));
-  }
-  ultima::write_file_atomically(
-      run.path("loss.svg"), svg_line_chart("Training loss: " + config.name, "step", "loss (nats)", {policy, value}, {}));
+  ultima::write_file_atomically(run.path("elo.svg"),
+                                elo_chart(config.name, log.table(), levels, config.eval.initial_until_score));
+  ultima::write_file_atomically(run.path("loss.svg"), loss_chart(config.name, CsvTable::read(run.path("metrics.csv"))));
 }
 
 }  // namespace ultima::loop

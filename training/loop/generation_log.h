@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "nn/data/run_dir.h"
+#include "training/loop/plot.h"
 
 namespace ultima::loop {
 
@@ -24,6 +25,10 @@ struct CsvTable {
   static CsvTable read(const std::string& path);
   // Atomically; a cell missing from a row is left empty.
   void write(const std::string& path) const;
+  // Appends a row; a cell whose column the table lacks adds that column at
+  // the end (earlier rows leave it empty), so a file written before a
+  // column existed keeps its rows and gains the column.
+  void add_row(Row row);
   // The cell as a number; NaN when missing, empty or not a number.
   static double number(const Row& row, const std::string& column);
 };
@@ -49,8 +54,15 @@ class GenerationLog {
   CsvTable table_;
 };
 
-// DIR/elo.svg (each generation's Elo with the levels it plays as reference
-// lines) and DIR/loss.svg (the training losses of DIR/metrics.csv).
+// DIR/elo.svg: above, each generation's ladder Elo with its 95% interval
+// as an error bar and the levels near it as labelled reference lines;
+// below, the score against the untrained network. DIR/loss.svg: the policy,
+// value and moves-left losses of DIR/metrics.csv, each on its own panel and
+// scale.
 void write_plots(const selfplay::RunDir& run, const RunConfig& config, const GenerationLog& log);
+// `levels`: the ladder (name, Elo); the chart draws those near the data.
+std::string elo_chart(const std::string& name, const CsvTable& generations, const std::vector<PlotLine>& levels,
+                      double initial_until_score);
+std::string loss_chart(const std::string& name, const CsvTable& metrics);
 
 }  // namespace ultima::loop

@@ -146,7 +146,17 @@ int run_loop(const selfplay::RunDir& run, const RunConfig& config, const ModelEv
     if (*stop) break;
     const std::uint64_t candidate = static_cast<std::uint64_t>(generation);
     if (!train_stage.run(generation, played.new_samples, candidate)) break;
-    const EvaluationOutcome judged = evaluation_stage.run(generation, candidate, best);
+    const EvaluationPlan plan = plan_evaluation(config.eval, log.table());
+    std::string plan_levels;
+    for (const std::string& level : plan.levels) plan_levels += (plan_levels.empty() ? "" : ", ") + level;
+    spdlog::info("gen {} eval plan: Elo so far {}: levels {}; untrained network {}", generation,
+                 std::isfinite(plan.elo_before) ? fixed(plan.elo_before, 0) : std::string("none yet"),
+                 plan_levels.empty() ? std::string("none") : plan_levels,
+                 plan.vs_initial ? std::to_string(config.eval.games_vs_initial) + " games"
+                 : config.eval.games_vs_initial > 0
+                     ? "no longer (a generation scored " + fixed(100 * config.eval.initial_until_score, 0) + "%)"
+                     : std::string("not played"));
+    const EvaluationOutcome judged = evaluation_stage.run(generation, candidate, best, plan);
     if (judged.stopped || *stop) break;
     if (judged.promoted) run.set_best_model(candidate);
 
@@ -155,20 +165,39 @@ int run_loop(const selfplay::RunDir& run, const RunConfig& config, const ModelEv
     write_plots(run, config, log);
 
     const int remaining = config.loop.generations - generation;
-    double eta = remaining * elapsed() / generation;
-    if (config.loop.max_minutes > 0) eta = std::min(eta, config.loop.max_minutes * 60 - elapsed());
+    const double eta = loop_eta_seconds(remaining, elapsed() / generation, elapsed(), config.loop.max_minutes);
     const auto score_text = [](const MatchOutcome& r) {
       return r.wdl.games() ? fixed(100 * r.score, 1) + "%" : std::string("-");
     };
-    spdlog::info("gen {} done in {}: model {} {} (vs best {}, vs initial {}), Elo {}, step {}; {} "
-                 "generations left, ETA {}",
+    std::string against;
+    for (std::size_t i = 0; i < judged.levels.size(); ++i)
+      against += (i ? ", " : "") + judged.levels[i] + " " + score_text(judged.vs_levels[i]);
+    spdlog::info("gen {} done in {}: model {} {}, ladder Elo {} (95%; {}), vs best {}, vs initial {}, step {}; "
+                 "{} generations left, ETA {}{}",
                  generation, format_duration(since(gen_start)), candidate,
-                 judged.promoted ? "promoted" : "not promoted", score_text(judged.vs_best),
-                 score_text(judged.vs_initial), fixed(judged.elo, 0), train_stage.step(), remaining,
-                 format_duration(std::max(0.0, eta)));
+                 judged.promoted ? "promoted" : "not promoted", format_rating(judged.rating),
+                 against.empty() ? std::string("no levels") : against, score_text(judged.vs_best),
+                 score_text(judged.vs_initial), train_stage.step(), remaining, format_duration(eta),
+                 config.loop.max_minutes > 0 && eta < remaining * elapsed() / generation ? " (time limit)" : "");
     ++done;
   }
   return done;
+}
+
+double loop_eta_seconds(int remaining, double mean_generation_seconds, double elapsed_seconds, double max_minutes) {
+  if (remaining <= 0) return 0;
+  if (!(mean_generation_seconds > 0) || !std::isfinite(mean_generation_seconds)) return std::nan("");
+  double runs = remaining;
+  if (max_minutes > 0) {
+    const double left = max_minutes * 60 - elapsed_seconds;
+    runs = left <= 0 ? 0 : std::min(runs, std::ceil(left / mean_generation_seconds));
+  }
+  return runs * mean_generation_seconds;
+}
+
+std::string format_rating(const LadderRating& rating) {
+  if (!std::isfinite(rating.elo)) return "-";
+  return fixed(rating.elo, 0) + " [" + fixed(rating.lower, 0) + ", " + fixed(rating.upper, 0) + "]";
 }
 
 CsvTable::Row generation_row(const RunConfig& config, int generation, double elapsed_seconds, std::uint64_t best,
@@ -179,8 +208,15 @@ CsvTable::Row generation_row(const RunConfig& config, int generation, double ela
   // An empty cell where no games were played.
   const auto score_cell = [](const MatchOutcome& r) { return r.wdl.games() ? fixed(r.score, 3) : std::string(); };
   CsvTable::Row row;
-  for (std::size_t i = 0; i < config.eval.levels.size() && i < judged.vs_levels.size(); ++i)
-    row["score_vs_" + config.eval.levels[i]] = score_cell(judged.vs_levels[i]);
+  std::string levels;
+  for (std::size_t i = 0; i < judged.levels.size() && i < judged.vs_levels.size(); ++i) {
+    row["score_vs_" + judged.levels[i]] = score_cell(judged.vs_levels[i]);
+    levels += (levels.empty() ? "" : "+") + judged.levels[i];
+  }
+  row["eval_levels"] = levels;
+  row["rated_games"] = std::to_string(judged.rating.games);
+  row["elo_low"] = fixed(judged.rating.lower, 1);
+  row["elo_high"] = fixed(judged.rating.upper, 1);
   row["generation"] = std::to_string(generation);
   row["elapsed_min"] = fixed(elapsed_seconds / 60, 2);
   row["model"] = std::to_string(generation);

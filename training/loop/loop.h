@@ -60,6 +60,17 @@ std::shared_ptr<Evaluator> model_evaluator(const selfplay::RunDir& run, const Ru
 int run_loop(const selfplay::RunDir& run, const RunConfig& config);
 int run_loop(const selfplay::RunDir& run, const RunConfig& config, const ModelEvaluators& models);
 
+// Seconds until the loop ends, for its progress line: the generations that
+// will still run times the mean generation time. They are all `remaining`
+// without a time limit (max_minutes 0); with one, only those that start
+// before it, ceil(time left / mean), since no generation starts after the
+// limit and one that started runs to its end. 0 when nothing will run;
+// NaN when the mean is not positive and finite.
+double loop_eta_seconds(int remaining, double mean_generation_seconds, double elapsed_seconds, double max_minutes);
+
+// "612 [540, 690]": a ladder rating with its 95% interval; "-" without one.
+std::string format_rating(const LadderRating& rating);
+
 // A finished generation's row of generations.csv (empty cells for what
 // was not measured: no games played, no training step reported).
 CsvTable::Row generation_row(const RunConfig& config, int generation, double elapsed_seconds, std::uint64_t best,

@@ -203,8 +203,10 @@ void visit_keys(Config& c, Visitor& v) {
     v.key("games_vs_best", e.games_vs_best);
     v.key("gate_score", e.gate_score);
     v.key("levels", e.levels);
+    v.key("levels_per_generation", e.levels_per_generation);
     v.key("games_per_level", e.games_per_level);
     v.key("games_vs_initial", e.games_vs_initial);
+    v.key("initial_until_score", e.initial_until_score);
     v.key("concurrency", e.concurrency);
     v.key("max_plies", e.max_plies);
     v.key("opening_min_plies", e.opening_min_plies);
@@ -402,10 +404,16 @@ RunConfig RunConfig::from_yaml(const YAML::Node& file, const std::string& source
       if (e.promotion == "gating" && e.games_vs_best < 2)
         sec.fail_key("games_vs_best", "must be at least 2 for gating");
       if (!(e.gate_score >= 0 && e.gate_score <= 1)) sec.fail_key("gate_score", "must be in [0, 1]");
+      if (e.levels_per_generation < 0) sec.fail_key("levels_per_generation", "must not be negative");
+      if (!(e.initial_until_score >= 0 && e.initial_until_score <= 1))
+        sec.fail_key("initial_until_score", "must be in [0, 1]");
       if (e.concurrency < 1) sec.fail_key("concurrency", "must be at least 1");
       if (e.max_plies < 1) sec.fail_key("max_plies", "must be at least 1");
       if (e.opening_min_plies < 0 || e.opening_max_plies < e.opening_min_plies)
         sec.fail_key("opening_max_plies", "must be at least opening_min_plies (both not negative)");
+      for (std::size_t i = 0; i < e.levels.size(); ++i)
+        for (std::size_t j = 0; j < i; ++j)
+          if (e.levels[i] == e.levels[j]) sec.fail_key("levels", "names level '" + e.levels[i] + "' twice");
       for (const std::string& level : e.levels) {
         Level l;
         wrap([&] { l = find_level(level); });

@@ -56,9 +56,14 @@ struct EvalConfig {
   std::string promotion = "continuous";  // gating or continuous
   int games_vs_best = 0;
   double gate_score = 0.55;          // gating: promoted when it scores at least this
-  std::vector<std::string> levels = {"novice"};
-  int games_per_level = 20;
-  int games_vs_initial = 20;         // against model 0, the untrained net (0: none)
+  // The ladder the candidate is rated on: levels with a measured Elo.
+  std::vector<std::string> levels = {"novice", "beginner", "casual", "intermediate", "advanced", "expert", "club"};
+  // Of them, each generation plays the ones nearest the run's current Elo
+  // (bracketing it); 0: every level of the list each generation.
+  int levels_per_generation = 2;
+  int games_per_level = 32;
+  int games_vs_initial = 20;         // against model 0, the untrained net (0: none) ...
+  double initial_until_score = 0.95;  // ... until a generation has scored at least this against it
   int concurrency = 2;
   int max_plies = 300;
   int opening_min_plies = 2;

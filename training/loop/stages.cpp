@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 
 #include "engine/play/match.h"
@@ -181,7 +182,55 @@ MatchOutcome EvaluationStage::play(int generation, const std::string& opponent_n
   return out;
 }
 
+std::vector<LadderLevel> evaluation_ladder(const EvalConfig& eval) {
+  std::vector<LadderLevel> ladder;
+  for (const std::string& name : eval.levels) ladder.push_back({name, static_cast<double>(find_level(name).elo)});
+  std::stable_sort(ladder.begin(), ladder.end(), [](const LadderLevel& a, const LadderLevel& b) { return a.elo < b.elo; });
+  return ladder;
+}
+
+std::vector<std::string> choose_levels(const std::vector<LadderLevel>& ladder, double elo, int count) {
+  const int n = static_cast<int>(ladder.size());
+  std::vector<std::string> out;
+  if (n == 0) return out;
+  int lo = 0, hi = n;  // the chosen levels: [lo, hi)
+  if (count > 0 && count < n) {
+    if (!std::isfinite(elo)) elo = ladder.front().elo;
+    int above = 0;  // the weakest level above elo
+    while (above < n && ladder[above].elo <= elo) ++above;
+    if (above == 0) lo = 0, hi = 1;
+    else if (above == n) lo = n - 1, hi = n;
+    else if (count == 1) lo = elo - ladder[above - 1].elo <= ladder[above].elo - elo ? above - 1 : above, hi = lo + 1;
+    else lo = above - 1, hi = above + 1;
+    while (hi - lo < count) {
+      if (lo == 0) ++hi;
+      else if (hi == n) --lo;
+      else if (elo - ladder[lo - 1].elo <= ladder[hi].elo - elo) --lo;
+      else ++hi;
+    }
+  }
+  for (int i = lo; i < hi; ++i) out.push_back(ladder[i].name);
+  return out;
+}
+
+EvaluationPlan plan_evaluation(const EvalConfig& eval, const CsvTable& earlier) {
+  EvaluationPlan plan;
+  for (const CsvTable::Row& row : earlier.rows) {
+    const double elo = CsvTable::number(row, "elo");
+    if (std::isfinite(elo)) plan.elo_before = elo;
+    if (CsvTable::number(row, "score_vs_initial") >= eval.initial_until_score) plan.vs_initial = false;
+  }
+  plan.vs_initial = plan.vs_initial && eval.games_vs_initial > 0;
+  plan.levels = choose_levels(evaluation_ladder(eval), plan.elo_before, eval.levels_per_generation);
+  return plan;
+}
+
 EvaluationOutcome EvaluationStage::run(int generation, std::uint64_t candidate, std::uint64_t best) {
+  return run(generation, candidate, best, plan_evaluation(config_.eval, CsvTable{}));
+}
+
+EvaluationOutcome EvaluationStage::run(int generation, std::uint64_t candidate, std::uint64_t best,
+                                       const EvaluationPlan& plan) {
   EvaluationOutcome out;
   const EvalConfig& eval = config_.eval;
   const PlayerFactory candidate_player = mcts_factory(models_(candidate), eval);
@@ -189,19 +238,22 @@ EvaluationOutcome EvaluationStage::run(int generation, std::uint64_t candidate, 
   if (eval.games_vs_best > 0)
     out.vs_best = play(generation, "best", candidate_player, mcts_factory(models_(best), eval), eval.games_vs_best,
                        stopped);
-  if (eval.games_vs_initial > 0 && !initial_ && !stopped) initial_ = models_(0);
+  const int initial_games = plan.vs_initial ? eval.games_vs_initial : 0;
+  if (initial_games > 0 && !initial_ && !stopped) initial_ = models_(0);
   out.vs_initial = play(generation, "initial", candidate_player,
-                        initial_ ? mcts_factory(initial_, eval) : PlayerFactory(), eval.games_vs_initial, stopped);
+                        initial_ ? mcts_factory(initial_, eval) : PlayerFactory(), initial_games, stopped);
   std::vector<RatedResult> rated;
-  for (const std::string& name : eval.levels) {
+  for (const std::string& name : plan.levels) {
     const Level level = find_level(name);
     const MatchOutcome r =
         play(generation, name, candidate_player, [name] { return make_player(name); }, eval.games_per_level, stopped);
+    out.levels.push_back(name);
     out.vs_levels.push_back(r);
     rated.push_back({static_cast<double>(level.elo), r.wdl.wins + 0.5 * r.wdl.draws, r.wdl.games()});
   }
   if (stopped) return out;
-  out.elo = rating_from_results(rated);
+  out.rating = rate_on_ladder(rated);
+  out.elo = out.rating.elo;
   out.promoted = eval.promotion == "continuous" || out.vs_best.score >= eval.gate_score;
   return out;
 }

@@ -19,6 +19,7 @@
 #include "engine/play/match.h"
 #include "nn/data/run_dir.h"
 #include "selfplay/selfplay.h"
+#include "training/loop/generation_log.h"
 #include "training/loop/run_config.h"
 #include "training/train.h"
 
@@ -81,6 +82,30 @@ class TrainStage {
   const std::atomic<bool>* stop_;
 };
 
+// A level of the evaluation ladder with its measured Elo.
+struct LadderLevel {
+  std::string name;
+  double elo = 0;
+};
+// The config's evaluation levels, weakest first.
+std::vector<LadderLevel> evaluation_ladder(const EvalConfig& eval);
+// The `count` levels of `ladder` (weakest first) to rate a player of about
+// `elo` against, weakest first: the two that bracket it (the strongest at or
+// below it and the weakest above), then the next nearest, so below the
+// ladder the weakest `count` and above it the strongest `count`; one level
+// is the nearer of the bracket. NaN: as at the weakest level. count 0 (or
+// at least the ladder's size): all of them.
+std::vector<std::string> choose_levels(const std::vector<LadderLevel>& ladder, double elo, int count);
+
+// What a generation's evaluation plays, from the generations before it
+// (generations.csv, or gate.csv: the columns elo and score_vs_initial).
+struct EvaluationPlan {
+  double elo_before = std::nan("");  // the last rating of the run; NaN before the first
+  std::vector<std::string> levels;   // chosen at elo_before
+  bool vs_initial = true;            // false once a generation scored initial_until_score against model 0
+};
+EvaluationPlan plan_evaluation(const EvalConfig& eval, const CsvTable& earlier);
+
 struct MatchOutcome {
   double score = std::nan("");
   Wdl wdl;
@@ -88,8 +113,10 @@ struct MatchOutcome {
 
 struct EvaluationOutcome {
   MatchOutcome vs_best, vs_initial;
-  std::vector<MatchOutcome> vs_levels;  // in the config's order of levels
-  double elo = std::nan("");            // from the level matches; NaN without them
+  std::vector<std::string> levels;      // the levels played, weakest first
+  std::vector<MatchOutcome> vs_levels;  // in the order of `levels`
+  LadderRating rating;                  // from the level matches (rate_on_ladder); NaN without them
+  double elo = std::nan("");            // rating.elo
   bool promoted = false;                // the candidate becomes the best model
   bool stopped = false;                 // the stop flag cut it short: nothing here counts
 };
@@ -104,6 +131,9 @@ class EvaluationStage {
   // `continuous`, under `gating` when it scores gate_score against the best.
   // The stop flag ends it before the next move of every game (stopped set,
   // no promotion).
+  // Which levels, and whether model 0, come from `plan`; without one, from
+  // a run with no earlier generation.
+  EvaluationOutcome run(int generation, std::uint64_t candidate, std::uint64_t best, const EvaluationPlan& plan);
   EvaluationOutcome run(int generation, std::uint64_t candidate, std::uint64_t best);
 
  private:
