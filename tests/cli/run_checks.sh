@@ -1,6 +1,6 @@
 # shellcheck shell=bash
-# Checks of a run directory after a fleet ran on it, the same as
-# fleet_test.sh's (sourced by slurm_test.sh, which defines fail): every
+# Checks of a run directory after a fleet ran on it (sourced by
+# fleet_test.sh and slurm_test.sh, which define fail): every
 # shard whole and no two alike, no more training than train_ratio allows
 # (tiny: batch 32, ratio 2), model versions 0..N consecutive with growing
 # training steps and at least one candidate, and every promoted model one
@@ -39,7 +39,7 @@ check_run() {
   if [ -f "$run/gate.csv" ]; then
     dup=$(tail -n +2 "$run/gate.csv" | cut -d, -f1 | sort | uniq -d)
     [ -z "$dup" ] || fail "candidates judged twice: $dup"
-    while IFS=, read -r version _ score _ _ promoted; do
+    while IFS=, read -r version _ score _ _ promoted _; do
       if [ "$promoted" = 1 ]; then
         awk -v s="$score" 'BEGIN { exit !(s >= 0.55) }' || fail "model $version promoted at $score"
         best=$version
