@@ -480,8 +480,11 @@ class UciEngine {
       std::ostringstream s;
       s << "info depth " << std::max(1, r.depth) << " seldepth " << r.seldepth << " multipv " << i + 1 << " score ";
       if (m.mate) s << "mate " << m.mate; else s << "cp " << q_to_centipawns(v.q);
-      s << " wdl " << std::lround(v.win * 1000) << " " << std::lround(v.draw * 1000) << " " << std::lround(v.loss * 1000)
-        << " nodes " << r.visits << " nps " << std::llround(r.playouts_per_second) << " time " << ms
+      if (show_wdl_) {
+        const WdlPermille w = shares_to_wdl(v.win, v.draw, v.loss);
+        s << " wdl " << w.win << " " << w.draw << " " << w.loss;
+      }
+      s << " nodes " << r.visits << " nps " << std::llround(r.playouts_per_second) << " time " << ms
         << " visits " << m.visits << " pv";
       for (const Move& mv : m.pv) s << " " << to_coordinate(mv);
       say(s.str());
