@@ -25,8 +25,8 @@ class TranspositionTable {
   explicit TranspositionTable(std::size_t megabytes = 16) { resize(megabytes); }
   void resize(std::size_t megabytes);
   void clear();
-  // Every search thread calls this at each iteration, so the generation is
-  // atomic (relaxed: it only ages entries, and a lost increment is harmless).
+  // Once per search (Searcher::search), before its threads start; atomic
+  // all the same, as hashfull() reads it from the threads.
   void new_search() { generation_.fetch_add(1, std::memory_order_relaxed); }
 
   bool probe(std::uint64_t key, TTData& out) const;
