@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -161,10 +162,13 @@ std::string cheap_uci(std::string_view text) {
     const bool go = !w.empty() && w[0] == "go";
     const bool option = !w.empty() && w[0] == "setoption";
     // go: "depth 30"; setoption: "name Hash value 4096" (names are one word).
+    // Leading zeros do not make a number malformed (`nodes 000107737631`
+    // is 107 million nodes to the parser), so they do not hide it from its cap.
     auto lower = [](std::string& value, std::uint64_t cap) {
-      if (!cap || value.empty() || value.size() > 18 || value.find_first_not_of("0123456789") != std::string::npos)
-        return;
-      if (std::stoull(value) > cap) value = std::to_string(cap);
+      if (!cap || value.empty() || value.find_first_not_of("0123456789") != std::string::npos) return;
+      const std::size_t first = std::min(value.find_first_not_of('0'), value.size());
+      if (value.size() - first > 18) return;  // too large for any field: the parser's error to give
+      if (first < value.size() && std::stoull(value.substr(first)) > cap) value = std::to_string(cap);
     };
     if (go)
       for (std::size_t i = 1; i + 1 < w.size(); ++i) lower(w[i + 1], uci_cap(w[i]));
