@@ -3,6 +3,7 @@
 // checked by the exact alpha-beta mate search (a mate in two has no mate in
 // one), so the suite is the same on every machine.
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <random>
@@ -22,6 +23,9 @@ namespace {
 struct BenchSolver {
   int positions = 40;  // of each length
   std::int64_t movetime_ms = 300;
+  // Playouts per position instead of a time (0: the time): the same
+  // searches on any machine and under any load.
+  std::uint64_t playouts = 0;
   bool mate_scan = false;
   std::string net;  // network settings; empty: the material evaluator
 };
@@ -66,9 +70,11 @@ void bench_solver(const BenchSolver& o) {
   const double finding = std::chrono::duration<double>(std::chrono::steady_clock::now() - found_at).count();
   std::shared_ptr<Evaluator> evaluator =
       o.net.empty() ? std::shared_ptr<Evaluator>(std::make_shared<MaterialEvaluator>()) : network_factory()(o.net);
-  std::printf("bench solver: %zu mates in one, %zu in two from random play (%.1f s to find); mcts with %s, %lld ms "
+  const std::string budget = o.playouts ? std::to_string(o.playouts) + " playouts"
+                                         : std::to_string(o.movetime_ms) + " ms";
+  std::printf("bench solver: %zu mates in one, %zu in two from random play (%.1f s to find); mcts with %s, %s "
               "each, mate scan %s\n",
-              in_one.size(), in_two.size(), finding, evaluator->name().c_str(), static_cast<long long>(o.movetime_ms),
+              in_one.size(), in_two.size(), finding, evaluator->name().c_str(), budget.c_str(),
               o.mate_scan ? "on" : "off");
   int moves = 1;
   for (const std::vector<Position>* suite : {&in_one, &in_two}) {
@@ -80,7 +86,10 @@ void bench_solver(const BenchSolver& o) {
       Mcts mcts(evaluator, config);
       mcts.set_position(pos);
       MctsLimits limits;
-      limits.movetime_ms = o.movetime_ms;
+      if (o.playouts)
+        limits.playouts = o.playouts;
+      else
+        limits.movetime_ms = o.movetime_ms;
       const MctsResult r = mcts.search(limits);
       // Proven a win (the search stops at its first proof, which may be a
       // slower mate than the one there is), and proven as fast as it is.
@@ -105,6 +114,8 @@ void add_bench_solver_command(CLI::App& bench) {
       "solver", "forced mates in one and two (from seeded random play) that the tree search proves in a set time");
   cmd->add_option("--positions", o->positions, "mates of each length")->check(CLI::Range(1, 10000));
   cmd->add_option("--movetime", o->movetime_ms, "milliseconds per position")->check(CLI::Range(1, 3600000));
+  cmd->add_option("--playouts", o->playouts, "playouts per position instead of --movetime (the same on any machine)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
   cmd->add_flag("--mate-scan", o->mate_scan, "check every expanded position for a win at once");
   cmd->add_option("--net", o->net, "network settings (weights=FILE); default: the material evaluator");
   cmd->callback([o] { bench_solver(*o); });

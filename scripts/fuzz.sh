@@ -7,6 +7,9 @@
 # fix the bug, then copy the input into tests/fuzz/corpus/<target>/ so that
 # every ctest run replays it (fuzz_replay_tests).
 # usage: scripts/fuzz.sh [SECONDS_PER_TARGET (default 60)] [TARGET...]
+# With FUZZ_RUNS=N in the environment each target stops after N inputs or
+# the time, whichever comes first (FUZZ_RUNS=1000000 for the million-input
+# runs of docs/testing.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -24,12 +27,14 @@ for t in "${targets[@]}"; do
   mkdir -p "build-fuzz/corpus/$t" "build-fuzz/crashes/$t"
   echo "== $t for $seconds s"
   # The UCI target starts searches; the others parse and return at once.
-  if ! build-fuzz/tests/fuzz_"$t" -max_total_time="$seconds" -max_len=4096 -timeout=20 -rss_limit_mb=4096 \
+  start=$(date +%s)
+  if ! build-fuzz/tests/fuzz_"$t" -max_total_time="$seconds" ${FUZZ_RUNS:+-runs="$FUZZ_RUNS"} -max_len=4096 -timeout=20 -rss_limit_mb=4096 \
       -print_final_stats=1 -artifact_prefix="build-fuzz/crashes/$t/" \
       "build-fuzz/corpus/$t" "tests/fuzz/corpus/$t" 2> "build-fuzz/$t.log"; then
     echo "FAIL: $t found a crash: $(ls "build-fuzz/crashes/$t")"
     status=1
   fi
   grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "build-fuzz/$t.log" | sed 's/^/  /'
+  echo "  seconds: $(( $(date +%s) - start ))"
 done
 exit $status

@@ -23,6 +23,10 @@ using mcts::Node;
 using mcts::Proof;
 using Clock = std::chrono::steady_clock;
 
+// A node whose value for the side to move is above this looks won (see
+// Mcts::puct_edge's first-play urgency).
+constexpr double kDecidedValue = 0.9;
+
 // One selected playout: the node to evaluate and the moves that reach it.
 struct Mcts::Leaf {
   Node* node = nullptr;
@@ -318,7 +322,14 @@ int Mcts::puct_edge(const Node& node) const {
   const double explore = cpuct * std::sqrt(std::max(1.0, double(node.visits) + node.in_flight - 2));
   double visited_prior = 0;
   for (const auto& c : node.children) visited_prior += node.edges[c->edge_index].prior;
-  const double fpu = -node.q() - (at_root ? config_.fpu_reduction_root : config_.fpu_reduction) * std::sqrt(visited_prior);
+  // The node's value for its side to move.
+  const double value = -node.q();
+  // Where that side looks won, what is left to find is a proof, and a move
+  // not tried yet may end the game at once while the visited ones, all
+  // winning, would only be searched deeper: there an unvisited move is worth
+  // the node's value, without the reduction.
+  const double reduction = value > kDecidedValue ? 0 : at_root ? config_.fpu_reduction_root : config_.fpu_reduction;
+  const double fpu = value - reduction * std::sqrt(visited_prior);
 
   int best = -1;
   double best_score = -std::numeric_limits<double>::infinity();
@@ -332,6 +343,11 @@ int Mcts::puct_edge(const Node& node) const {
   for (const auto& c : node.children) {
     const double n = double(c->visits) + c->in_flight;
     double q = fpu;
+    // A move proven lost teaches nothing more, and would still win
+    // selection over unvisited moves whenever the FPU falls below -1 (as
+    // it does at a node whose visited moves all lose): it is taken only
+    // when nothing else is left (then the node is proven itself).
+    if (c->proof == Proof::kLoss) continue;
     if (c->proven())
       q = mcts::proof_value(c->proof);
     else if (n > 0)
@@ -351,6 +367,8 @@ int Mcts::puct_edge(const Node& node) const {
     consider(e, fpu, 0);
     if (sorted) break;
   }
+  if (best < 0)  // every move is proven lost: the root, searched on
+    for (const auto& c : node.children) consider(c->edge_index, -1, double(c->visits) + c->in_flight);
   return best;
 }
 

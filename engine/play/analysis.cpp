@@ -93,10 +93,8 @@ class StopHook {
   Task& task_;
 };
 
-json wdl_json(double win, double draw, double loss) {
-  return json::array({std::lround(win * 1000), std::lround(draw * 1000), std::lround(loss * 1000)});
-}
 json wdl_json(const WdlPermille& w) { return json::array({w.win, w.draw, w.loss}); }
+json wdl_json(double win, double draw, double loss) { return wdl_json(shares_to_wdl(win, draw, loss)); }
 
 // Plies to mate as "moves to mate" for the side to move (negative: mated).
 int mate_moves(int score) {

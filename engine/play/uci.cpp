@@ -49,8 +49,9 @@ bool parse_int(const std::string& text, long long& out) {
 
 class UciEngine {
  public:
-  UciEngine(std::ostream& out, NetworkFactory networks)
-      : out_(out), networks_(std::move(networks)), pos_(Position::start(rules_)) {}
+  UciEngine(std::ostream& out, NetworkFactory networks, std::size_t hash_mb)
+      : out_(out), networks_(std::move(networks)), pos_(Position::start(rules_)), hash_mb_(hash_mb),
+        searcher_(hash_mb) {}
   ~UciEngine() { stop_search(); }
 
   // End of input: let a bounded search finish and answer, as a scripted
@@ -100,7 +101,7 @@ class UciEngine {
   void uci() {
     say(std::string("id name ") + kEngineName);
     say("id author the Ultima developers");
-    say("option name Hash type spin default 16 min 1 max 65536");
+    say("option name Hash type spin default " + std::to_string(hash_mb_) + " min 1 max 65536");
     say("option name Threads type spin default 1 min 1 max 256");
     say("option name MultiPV type spin default 1 min 1 max 256");
     say("option name Ponder type check default false");
@@ -491,8 +492,11 @@ class UciEngine {
       std::ostringstream s;
       s << "info depth " << std::max(1, r.depth) << " seldepth " << r.seldepth << " multipv " << i + 1 << " score ";
       if (m.mate) s << "mate " << m.mate; else s << "cp " << q_to_centipawns(v.q);
-      s << " wdl " << std::lround(v.win * 1000) << " " << std::lround(v.draw * 1000) << " " << std::lround(v.loss * 1000)
-        << " nodes " << r.visits << " nps " << std::llround(r.playouts_per_second) << " time " << ms
+      if (show_wdl_) {
+        const WdlPermille w = shares_to_wdl(v.win, v.draw, v.loss);
+        s << " wdl " << w.win << " " << w.draw << " " << w.loss;
+      }
+      s << " nodes " << r.visits << " nps " << std::llround(r.playouts_per_second) << " time " << ms
         << " visits " << m.visits << " pv";
       for (const Move& mv : m.pv) s << " " << to_coordinate(mv);
       say(s.str());
@@ -563,7 +567,8 @@ class UciEngine {
   std::mutex out_mutex_;
   Rules rules_;
   Position pos_;
-  Searcher searcher_{16};
+  std::size_t hash_mb_;
+  Searcher searcher_;
   int multipv_ = 1;
   bool limit_strength_ = false;
   int elo_ = 0;
@@ -592,8 +597,8 @@ class UciEngine {
 
 }  // namespace
 
-void run_uci(std::istream& in, std::ostream& out, const NetworkFactory& networks) {
-  UciEngine engine(out, networks);
+void run_uci(std::istream& in, std::ostream& out, const NetworkFactory& networks, std::size_t hash_mb) {
+  UciEngine engine(out, networks, std::clamp<std::size_t>(hash_mb, 1, 65536));
   for (std::string line; std::getline(in, line);) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (!engine.handle(line)) return;

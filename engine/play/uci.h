@@ -3,6 +3,7 @@
 // answers "info string error ..." and reads on.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <iosfwd>
 
@@ -12,8 +13,10 @@ namespace ultima {
 
 // Reads commands from `in` until "quit" or end of input, answering on `out`.
 // The MCTS backend's WeightsFile and network players of the Level option
-// get their networks from `networks` (none when empty).
-void run_uci(std::istream& in, std::ostream& out, const NetworkFactory& networks = {});
+// get their networks from `networks` (none when empty). `hash_mb` is the
+// Hash option's default, the table made at the start (the fuzz target
+// starts thousands of sessions a second on a small one).
+void run_uci(std::istream& in, std::ostream& out, const NetworkFactory& networks = {}, std::size_t hash_mb = 16);
 
 // The MCTS backend's thinking time for one move under a clock, in ms: a
 // share of the time left (1/movestogo, at most 1/40; else 1/30) plus three

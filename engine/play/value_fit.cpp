@@ -103,4 +103,14 @@ WdlPermille score_to_wdl(int score) {
   return w;
 }
 
+WdlPermille shares_to_wdl(double win, double draw, double loss) {
+  const double total = win + draw + loss;
+  if (!(total > 0)) return {};
+  WdlPermille w;
+  w.win = std::clamp(static_cast<int>(std::lround(win / total * 1000)), 0, 1000);
+  w.loss = std::clamp(static_cast<int>(std::lround(loss / total * 1000)), 0, 1000 - w.win);
+  w.draw = 1000 - w.win - w.loss;
+  return w;
+}
+
 }  // namespace ultima

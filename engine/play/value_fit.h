@@ -61,4 +61,9 @@ struct WdlPermille {
 constexpr double kEvenDrawShare = 0.1;
 WdlPermille score_to_wdl(int score);
 
+// Shares of win, draw and loss (as the tree search reports them) in per
+// mille: win and loss rounded, the draw the rest, so the three sum to 1000
+// whatever the rounding.
+WdlPermille shares_to_wdl(double win, double draw, double loss);
+
 }  // namespace ultima

@@ -67,7 +67,8 @@ class SearchThread {
     int max_depth = limits_.depth > 0 ? std::min(limits_.depth, kMaxPly - 2) : kMaxPly - 2;
     if (limits_.mate > 0) max_depth = std::min(max_depth, std::min(2 * limits_.mate - 1, kMaxPly - 2));
     const int multipv = std::clamp(limits_.multipv, 1, static_cast<int>(root_moves_.size()));
-    for (int depth = 1 + (id_ & 1); depth <= max_depth; ++depth) {
+    for (int depth = 1; depth <= max_depth; ++depth) {
+      if (skips(depth)) continue;
       for (RootMove& rm : root_moves_) rm.previous_score = rm.score;
       for (int pv_index = 0; pv_index < multipv; ++pv_index) {
         seldepth_ = 0;
@@ -126,6 +127,19 @@ class SearchThread {
     return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start_).count();
   }
   bool stopped() const { return owner_.stop_.load(std::memory_order_relaxed); }
+
+  // Lazy SMP's depth diversity: helper threads leave out some depths, each
+  // by its own pattern (Stockfish 9's tables), so that the threads work at
+  // different depths at once and the deeper ones find their bounds and moves
+  // in the shared table, instead of all repeating the same search. The main
+  // thread and a mate search (full width by design) skip nothing.
+  bool skips(int depth) const {
+    if (id_ == 0 || limits_.mate > 0 || (limits_.depth > 0 && depth == limits_.depth)) return false;
+    static constexpr int kSkipSize[20] = {1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4};
+    static constexpr int kSkipPhase[20] = {0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7};
+    const int i = (id_ - 1) % 20;
+    return ((depth + kSkipPhase[i]) / kSkipSize[i]) % 2 != 0;
+  }
 
   void check_limits() {
     flush_nodes();
@@ -196,7 +210,6 @@ class SearchThread {
   void search_root(int depth, int pv_index) {
     int alpha = -kInfinity;
     const int beta = kInfinity;
-    owner_.tt_.new_search();
     for (std::size_t i = pv_index; i < root_moves_.size(); ++i) {
       RootMove& rm = root_moves_[i];
       pv_length_[1] = 1;
@@ -447,6 +460,11 @@ SearchResult Searcher::search(Position& pos, const SearchLimits& limits,
     soft_ms = std::min(soft_ms, hard_ms);
   }
 
+  // One generation per search, whatever the threads and depths: entries of
+  // this search are then all current, and the depth-preferred slot keeps
+  // the deepest of them (a bump per thread and depth made every entry of an
+  // earlier depth or another thread stale, to be overwritten at once).
+  tt_.new_search();
   std::vector<std::unique_ptr<SearchThread>> threads;
   for (int id = 0; id < threads_; ++id)
     threads.push_back(std::make_unique<SearchThread>(*this, pos, id, limits, start, soft_ms, hard_ms));
@@ -459,8 +477,14 @@ SearchResult Searcher::search(Position& pos, const SearchLimits& limits,
 
   SearchResult result;
   result.nodes = shared_nodes_.load();
-  const SearchThread& main = *threads[0];
-  if (main.root_moves().empty()) return result;  // no legal move: the game is over
+  if (threads[0]->root_moves().empty()) return result;  // no legal move: the game is over
+  // A helper that finished a deeper depth than the main thread answers
+  // instead (single line only: MultiPV lines come from one thread).
+  const SearchThread* chosen = threads[0].get();
+  if (limits.multipv <= 1)
+    for (const auto& t : threads)
+      if (!t->completed().empty() && t->completed_depth() > chosen->completed_depth()) chosen = t.get();
+  const SearchThread& main = *chosen;
   result.depth = main.completed_depth();
   if (main.completed().empty()) {
     // Stopped before the first depth finished: the most promising move by

@@ -8,10 +8,15 @@ namespace ultima {
 void TranspositionTable::resize(std::size_t megabytes) {
   if (megabytes < 1) megabytes = 1;
   const std::size_t bytes = megabytes * 1024 * 1024;
-  std::size_t buckets = std::bit_floor(bytes / (2 * sizeof(Entry)));
-  entries_ = std::vector<Entry>(2 * buckets);
+  const std::size_t buckets = std::bit_floor(bytes / (2 * sizeof(Entry)));
+  entries_ = std::vector<Entry>();  // made at the next new_search()
   bucket_mask_ = buckets - 1;
   megabytes_ = megabytes;
+}
+
+void TranspositionTable::new_search() {
+  if (entries_.empty()) entries_ = std::vector<Entry>(2 * (bucket_mask_ + 1));
+  generation_.fetch_add(1, std::memory_order_relaxed);
 }
 
 void TranspositionTable::clear() {

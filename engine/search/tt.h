@@ -23,11 +23,16 @@ struct TTData {
 class TranspositionTable {
  public:
   explicit TranspositionTable(std::size_t megabytes = 16) { resize(megabytes); }
+  // Sets the size; the memory is taken at the next new_search(), so that a
+  // program that never searches (or changes Hash twice before its first
+  // search) never fills a table it does not use.
   void resize(std::size_t megabytes);
   void clear();
-  // Every search thread calls this at each iteration, so the generation is
-  // atomic (relaxed: it only ages entries, and a lost increment is harmless).
-  void new_search() { generation_.fetch_add(1, std::memory_order_relaxed); }
+  // Once per search (Searcher::search), before its threads start: makes the
+  // table when it has none yet, and moves the generation on (atomic all the
+  // same, as hashfull() reads it from the threads). probe() and store() are
+  // for after it.
+  void new_search();
 
   bool probe(std::uint64_t key, TTData& out) const;
   void store(std::uint64_t key, const TTData& data);

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -11,6 +12,9 @@
 #include <sstream>
 #include <stdexcept>
 #include <string_view>
+#include <utility>
+#include <vector>
+#include <cctype>
 
 #include "engine/play/pgn.h"
 #include "engine/play/uci.h"
@@ -125,16 +129,73 @@ int move_text(const std::uint8_t* data, std::size_t size) {
   return 0;
 }
 
-// UCI commands as a GUI would send them; searches are cut short by the end
-// of the input.
+// A number a word of a `go` or `setoption` line may carry at most in a
+// fuzzed session; 0 for words left alone.
+std::uint64_t uci_cap(const std::string& word) {
+  static const std::pair<const char*, std::uint64_t> caps[] = {
+      {"depth", 1},  {"nodes", 100}, {"movetime", 2}, {"wtime", 60}, {"btime", 60}, {"winc", 6},
+      {"binc", 6},   {"mate", 1},    {"hash", 1},     {"threads", 2}, {"mctsthreads", 2}, {"mctsbatch", 4},
+      {"multipv", 3}};
+  std::string lower;
+  for (const char c : word) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const auto& [name, cap] : caps)
+    if (lower == name) return cap;
+  return 0;
+}
+
+// The input with its costly numbers bounded: `go depth 30` becomes `go
+// depth 2`, a Hash of 4096 MB one of 1, and so on (uci_cap), so that an
+// input costs a few small searches whatever it asks. Only numbers that
+// read as such are lowered: a malformed one (`1O`, `-3`, twenty digits)
+// reaches the parser as it came. Lines are otherwise kept word for word.
+std::string cheap_uci(std::string_view text) {
+  std::string out;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) end = text.size();
+    std::string line(text.substr(at, end - at));
+    at = end + 1;
+    std::istringstream words(line);
+    std::vector<std::string> w;
+    for (std::string word; words >> word;) w.push_back(word);
+    const bool go = !w.empty() && w[0] == "go";
+    const bool option = !w.empty() && w[0] == "setoption";
+    // go: "depth 30"; setoption: "name Hash value 4096" (names are one word).
+    // Leading zeros do not make a number malformed (`nodes 000107737631`
+    // is 107 million nodes to the parser), so they do not hide it from its cap.
+    auto lower = [](std::string& value, std::uint64_t cap) {
+      if (!cap || value.empty() || value.find_first_not_of("0123456789") != std::string::npos) return;
+      const std::size_t first = std::min(value.find_first_not_of('0'), value.size());
+      if (value.size() - first > 18) return;  // too large for any field: the parser's error to give
+      if (first < value.size() && std::stoull(value.substr(first)) > cap) value = std::to_string(cap);
+    };
+    if (go)
+      for (std::size_t i = 1; i + 1 < w.size(); ++i) lower(w[i + 1], uci_cap(w[i]));
+    if (option && w.size() >= 5 && w[1] == "name" && w[3] == "value") lower(w[4], uci_cap(w[2]));
+    if (go || option) {
+      line.clear();
+      for (const std::string& word : w) line += (line.empty() ? "" : " ") + word;
+    }
+    out += line;
+    out += '\n';
+  }
+  return out;
+}
+
+// UCI commands as a GUI would send them, with their searches kept small
+// (cheap_uci): what is fuzzed is the reading of commands and the engine's
+// state through them (positions, options, searches started, waited for,
+// stopped), not the search's speed. Searches are cut short by the end of
+// the input.
 int uci_lines(const std::uint8_t* data, std::size_t size) {
-  std::string text(text_of(data, size));
-  // Keep each input quick: no network files, no long fixed-depth searches.
-  for (const char* slow : {"WeightsFile", "weights=", "Backend"})
+  const std::string text = cheap_uci(text_of(data, size));
+  // No network files: each would be a LibTorch load.
+  for (const char* slow : {"WeightsFile", "weights="})
     if (text.find(slow) != std::string::npos) return 0;
   std::istringstream in(text);
   std::ostringstream out;
-  run_uci(in, out);
+  run_uci(in, out, {}, 1);
   return 0;
 }
 

@@ -195,6 +195,30 @@ TEST(MctsMate, FindsMatesInTwoWithEveryReplyProven) {
   }
 }
 
+// Mates in two from seeded random play (as `ultima bench solver` finds
+// them) that the solver once missed at 60000 playouts, a budget about what
+// 300 ms gives with the material evaluator on two cores:
+// - the defender's last unproven reply is a removal with a tiny prior, and
+//   selection kept choosing replies already proven lost over it;
+// - after most replies the attacker's position looks won whichever move it
+//   plays, so the first-play reduction kept it deepening the visited moves
+//   instead of trying the one that mates.
+TEST(MctsMate, ProvesMatesInTwoWhereTheLastReplyHasATinyPrior) {
+  const MateCase cases[] = {
+      {"removal_last", "C1p5/7k/3P4/4iP2/L3X3/PIKX3P/3W4/7P w 4 64", "b3g8"},
+      {"won_everywhere", "lp1x1i1P/5p2/c4kl1/3p4/Px6/8/K5P1/2P3w1 b 4 80", "g6c2"},
+  };
+  for (const MateCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    Mcts mcts(material());
+    mcts.set_position(fen_position(c.fen));
+    const MctsResult r = mcts.search(playouts(60000));
+    EXPECT_EQ(r.mate, 2);
+    EXPECT_EQ(to_coordinate(r.best), c.best);
+    EXPECT_LT(r.playouts, 60000u);  // it stopped on the proof
+  }
+}
+
 // After the first move of a mate in two, every defence loses to a mate in
 // one, and the search proves it: mated in 1.
 TEST(MctsMate, DefenderSeesTheMateComing) {

@@ -517,7 +517,7 @@ namespace {
 
 TEST(UciMcts, BackendMctsSearchesWithTheMaterialEvaluator) {
   const std::string out = session(
-      "uci\nsetoption name Backend value mcts\nsetoption name MultiPV value 2\n"
+      "uci\nsetoption name Backend value mcts\nsetoption name MultiPV value 2\nsetoption name UCI_ShowWDL value true\n"
       "position startpos moves a2a3\ngo nodes 300\n");
   EXPECT_TRUE(contains(out, "option name Backend type combo default alphabeta var alphabeta var mcts"));
   EXPECT_TRUE(contains(out, "info string mcts backend: material"));
@@ -537,7 +537,7 @@ TEST(UciMcts, AOneNodeSearchReportsTheRootsValue) {
   // it, and the one-node search (no move visited) reports that estimate
   // rather than an unvisited move's empty statistics.
   const std::string out = session(
-      "uci\nsetoption name Backend value mcts\n"
+      "uci\nsetoption name Backend value mcts\nsetoption name UCI_ShowWDL value true\n"
       "position fen 4k3/8/8/8/8/8/PPPPPPPP/ILXKWXLC w 0 1\ngo nodes 1\n");
   const std::vector<std::string> infos = lines_starting(out, "info depth");
   ASSERT_FALSE(infos.empty()) << out;
@@ -727,6 +727,42 @@ TEST(UciOptions, ShowWdlForAlphaBeta) {
       session("setoption name UCI_ShowWDL value true\nposition fen K5pk/6pp/8/8/7p/8/8/CP6 w 0 1\ngo depth 3\n");
   EXPECT_TRUE(contains(lines_starting(mate, "info depth").back(), " score mate 1 wdl 1000 0 0 ")) << mate;
   EXPECT_EQ(lines_starting(session("setoption name UCI_ShowWDL value maybe\n"), "info string error").size(), 1u);
+}
+
+// The tree search's W/D/L are its own statistics: the root move's
+// averages, or the exact result where proven. Shown only when asked for,
+// as UCI has it, and summing to 1000 whatever the rounding.
+TEST(UciOptions, ShowWdlForMcts) {
+  const std::string off = session("setoption name Backend value mcts\nposition startpos\ngo nodes 200\n");
+  const std::vector<std::string> plain = lines_starting(off, "info depth");
+  ASSERT_FALSE(plain.empty()) << off;
+  for (const std::string& l : plain) EXPECT_FALSE(contains(l, " wdl ")) << l;
+
+  const std::string on = session(
+      "setoption name Backend value mcts\nsetoption name UCI_ShowWDL value true\nsetoption name MultiPV value 3\n"
+      "position startpos\ngo nodes 200\n");
+  const std::vector<std::string> infos = lines_starting(on, "info depth");
+  ASSERT_FALSE(infos.empty()) << on;
+  for (const std::string& l : infos) {
+    const std::vector<std::string> t = tokens(l);
+    const auto at = std::find(t.begin(), t.end(), "wdl");
+    ASSERT_TRUE(t.end() - at > 3) << l;
+    const int w = std::stoi(at[1]), d = std::stoi(at[2]), lo = std::stoi(at[3]);
+    EXPECT_TRUE(w >= 0 && d >= 0 && lo >= 0) << l;
+    EXPECT_EQ(w + d + lo, 1000) << l;
+    // The order of UCI: wdl comes after the score, before nodes.
+    EXPECT_LT(std::find(t.begin(), t.end(), "score") - t.begin(), at - t.begin()) << l;
+    EXPECT_LT(at - t.begin(), std::find(t.begin(), t.end(), "nodes") - t.begin()) << l;
+  }
+  // A proven mate is a sure win for the mover, and a sure loss for the side mated.
+  const std::string mate = session(
+      "setoption name Backend value mcts\nsetoption name UCI_ShowWDL value true\n"
+      "position fen K5pk/6pp/8/8/7p/8/8/CP6 w 0 1\ngo nodes 400\n");
+  EXPECT_TRUE(contains(lines_starting(mate, "info depth").back(), " score mate 1 wdl 1000 0 0 ")) << mate;
+  const std::string mated = session(
+      "setoption name Backend value mcts\nsetoption name UCI_ShowWDL value true\n"
+      "position fen 4k1l1/4l3/P7/8/5Kc1/P7/1pW5/8 b 0 1 moves e7e3\ngo nodes 20000\n");
+  EXPECT_TRUE(contains(lines_starting(mated, "info depth").back(), " score mate -1 wdl 0 0 1000 ")) << mated;
 }
 
 TEST(UciPonder, PonderhitSearchesOnTheRealLimitsAndAnswersOnce) {

@@ -418,6 +418,27 @@ TEST(SearchLegality, ThreadsStillAnswerLegalMoves) {
   }
 }
 
+// Lazy SMP: helpers skip depths by their own patterns and the main thread
+// skips none, so a depth-limited search with several threads still ends
+// at that depth, and the shared table (one generation per search) leads
+// every thread to the same forced mates as one thread finds.
+TEST(SearchThreads, SeveralThreadsFindTheMatesOneThreadFinds) {
+  for (const MateCase& c : kLongerMates) {
+    for (int threads : {2, 3, 5}) {
+      SCOPED_TRACE(std::string(c.name) + " threads " + std::to_string(threads));
+      Position pos = fen_position(c.fen);
+      Searcher searcher(4);
+      searcher.set_threads(threads);
+      SearchLimits limits;
+      limits.depth = c.depth + 1;
+      const SearchResult r = searcher.search(pos, limits);
+      EXPECT_EQ(r.depth, c.depth + 1);
+      EXPECT_EQ(to_coordinate(r.best), c.best);
+      EXPECT_EQ(kMateScore - r.score, 2 * c.moves - 1);
+    }
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Draws
 
