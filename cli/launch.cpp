@@ -71,11 +71,6 @@ std::string exit_text(int status) {
   return "exited with status " + std::to_string(WEXITSTATUS(status));
 }
 
-// Starts `nproc` ranks of this same command with the launch environment
-// set, and waits for them. When one fails, the others are stopped (SIGTERM,
-// then SIGKILL after a grace period: a rank waiting in a collective for the
-// dead one does not see SIGTERM until its timeout). SIGINT and SIGTERM are
-// passed on. Each rank resumes from the last checkpoint when started again.
 }  // namespace
 
 void launch_ranks(int nproc, const std::vector<std::pair<std::string, std::string>>& environment) {
@@ -88,7 +83,12 @@ void launch_ranks(int nproc, const std::vector<std::pair<std::string, std::strin
   std::vector<pid_t> pids;
   for (int rank = 0; rank < nproc; ++rank) {
     const pid_t pid = ::fork();
-    if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
+    if (pid < 0) {
+      const std::string why = std::strerror(errno);
+      for (const pid_t started : pids) ::kill(started, SIGKILL);
+      for (const pid_t started : pids) ::waitpid(started, nullptr, 0);
+      throw std::runtime_error("cannot start rank " + std::to_string(rank) + ": fork failed: " + why);
+    }
     if (pid == 0) {
       ::setenv("WORLD_SIZE", std::to_string(nproc).c_str(), 1);
       ::setenv("RANK", std::to_string(rank).c_str(), 1);
