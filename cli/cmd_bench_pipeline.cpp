@@ -152,13 +152,7 @@ struct BenchTrainOptions {
 // rank's rate that the launcher measured (ULTIMA_BENCH_ONE_RANK).
 void bench_train_rank(const BenchTrainOptions& o, const nn::LaunchEnvironment& launch,
                       training::SampleStore& store) {
-  nn::GroupOptions g;
-  g.rank = launch.rank;
-  g.world_size = launch.world_size;
-  g.master_addr = launch.master_addr;
-  g.master_port = launch.master_port;
-  g.device = o.net.device == "cuda" ? "cuda:" + std::to_string(launch.local_rank) : o.net.device;
-  g.timeout_seconds = launch.timeout_seconds;
+  const nn::GroupOptions g = nn::GroupOptions::launched(launch, o.net.device);
   auto group = nn::ProcessGroup::create(g);
   nn::TrainerOptions options;
   options.device.device = g.device;

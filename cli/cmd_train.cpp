@@ -132,15 +132,8 @@ void run_train_command(const TrainOptions& o) {
   device.threads = config.train_stage.threads;
   std::unique_ptr<nn::ProcessGroup> group;
   if (launch) {
-    // One device per rank: a bare "cuda" means the rank's local GPU.
-    if (device.device == "cuda") device.device = "cuda:" + std::to_string(launch->local_rank);
-    nn::GroupOptions g;
-    g.rank = launch->rank;
-    g.world_size = launch->world_size;
-    g.master_addr = launch->master_addr;
-    g.master_port = launch->master_port;
-    g.device = device.device;
-    g.timeout_seconds = launch->timeout_seconds;
+    const nn::GroupOptions g = nn::GroupOptions::launched(*launch, device.device);
+    device.device = g.device;  // one device per rank
     spdlog::info("train: rank {} of {} (from {}), device {}, meeting at {}:{}", launch->rank, launch->world_size,
                  launch->source, device.device, launch->master_addr, launch->master_port);
     group = nn::ProcessGroup::create(g);

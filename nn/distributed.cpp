@@ -59,6 +59,17 @@ std::optional<LaunchEnvironment> LaunchEnvironment::read(const std::function<con
   return e;
 }
 
+GroupOptions GroupOptions::launched(const LaunchEnvironment& launch, const std::string& device) {
+  GroupOptions g;
+  g.rank = launch.rank;
+  g.world_size = launch.world_size;
+  g.master_addr = launch.master_addr;
+  g.master_port = launch.master_port;
+  g.device = device == "cuda" ? "cuda:" + std::to_string(launch.local_rank) : device;
+  g.timeout_seconds = launch.timeout_seconds;
+  return g;
+}
+
 std::unique_ptr<ProcessGroup> ProcessGroup::create(const GroupOptions& o) {
   const UltimaNnApi& api = nn_module();
   const UltimaNnGroupOptions c{o.rank,

@@ -46,6 +46,10 @@ struct GroupOptions {
   std::string store_path;    // a shared file instead of the TCP rendezvous (tests)
   std::string device = "cpu";  // the trainer's device: NCCL for CUDA where built with it, else Gloo
   int timeout_seconds = 600;
+
+  // A launched rank's options: a bare "cuda" device becomes the rank's own
+  // GPU, cuda:LOCAL_RANK.
+  static GroupOptions launched(const LaunchEnvironment& launch, const std::string& device);
 };
 
 // Every call is a collective: each rank makes it, in the same order.

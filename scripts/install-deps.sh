@@ -15,6 +15,8 @@ PACKAGES=(
   # the Kubernetes manifests' check (tests/cli/k8s_manifests_test.py); a
   # one-node Slurm for the batch scripts' test (tests/cli/slurm_test.sh)
   python3 python3-yaml slurm-wlm munge
+  # pgrep/pkill for the tests that kill one rank of a trainer
+  procps
   # command line, logging, config, data
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libyaml-cpp-dev libzstd-dev
   # numerics and the LibTorch stack; libopenblas0-openmp keeps LibTorch off

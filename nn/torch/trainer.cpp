@@ -191,48 +191,46 @@ Targets to_tensors(const UltimaNnTrainer& t, const UltimaNnTrainBatch* b) {
   return out;
 }
 
+// LibTorch's autocast switches for one device type (CUDA or CPU); their
+// names changed in LibTorch 2.4.
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+bool autocast_on(bool cuda) { return at::autocast::is_autocast_enabled(cuda ? at::kCUDA : at::kCPU); }
+at::ScalarType autocast_type(bool cuda) { return at::autocast::get_autocast_dtype(cuda ? at::kCUDA : at::kCPU); }
+void set_autocast(bool cuda, bool on, at::ScalarType type) {
+  at::autocast::set_autocast_dtype(cuda ? at::kCUDA : at::kCPU, type);
+  at::autocast::set_autocast_enabled(cuda ? at::kCUDA : at::kCPU, on);
+}
+#else
+bool autocast_on(bool cuda) { return cuda ? at::autocast::is_enabled() : at::autocast::is_cpu_enabled(); }
+at::ScalarType autocast_type(bool cuda) {
+  return cuda ? at::autocast::get_autocast_gpu_dtype() : at::autocast::get_autocast_cpu_dtype();
+}
+void set_autocast(bool cuda, bool on, at::ScalarType type) {
+  if (cuda) {
+    at::autocast::set_autocast_gpu_dtype(type);
+    at::autocast::set_enabled(on);
+  } else {
+    at::autocast::set_autocast_cpu_dtype(type);
+    at::autocast::set_cpu_enabled(on);
+  }
+}
+#endif
+
 // Autocast for the forward pass in bf16 or fp16 on the trainer's device,
 // for as long as it lives.
 class AutocastScope {
  public:
-  AutocastScope(const UltimaNnTrainer& t) : on_(t.precision != Precision::kFp32), cuda_(t.device.is_cuda()) {
+  explicit AutocastScope(const UltimaNnTrainer& t) : on_(t.precision != Precision::kFp32), cuda_(t.device.is_cuda()) {
     if (!on_) return;
-    const auto type = t.precision == Precision::kFp16 ? at::kHalf : at::kBFloat16;
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
-    const auto kind = cuda_ ? at::kCUDA : at::kCPU;
-    was_ = at::autocast::is_autocast_enabled(kind);
-    old_type_ = at::autocast::get_autocast_dtype(kind);
-    at::autocast::set_autocast_dtype(kind, type);
-    at::autocast::set_autocast_enabled(kind, true);
-#else
-    was_ = cuda_ ? at::autocast::is_enabled() : at::autocast::is_cpu_enabled();
-    old_type_ = cuda_ ? at::autocast::get_autocast_gpu_dtype() : at::autocast::get_autocast_cpu_dtype();
-    if (cuda_) {
-      at::autocast::set_autocast_gpu_dtype(type);
-      at::autocast::set_enabled(true);
-    } else {
-      at::autocast::set_autocast_cpu_dtype(type);
-      at::autocast::set_cpu_enabled(true);
-    }
-#endif
+    was_ = autocast_on(cuda_);
+    old_type_ = autocast_type(cuda_);
+    set_autocast(cuda_, true, t.precision == Precision::kFp16 ? at::kHalf : at::kBFloat16);
     at::autocast::increment_nesting();
   }
   ~AutocastScope() {
     if (!on_) return;
     if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
-    const auto kind = cuda_ ? at::kCUDA : at::kCPU;
-    at::autocast::set_autocast_enabled(kind, was_);
-    at::autocast::set_autocast_dtype(kind, old_type_);
-#else
-    if (cuda_) {
-      at::autocast::set_enabled(was_);
-      at::autocast::set_autocast_gpu_dtype(old_type_);
-    } else {
-      at::autocast::set_cpu_enabled(was_);
-      at::autocast::set_autocast_cpu_dtype(old_type_);
-    }
-#endif
+    set_autocast(cuda_, was_, old_type_);
   }
   AutocastScope(const AutocastScope&) = delete;
   AutocastScope& operator=(const AutocastScope&) = delete;
