@@ -414,9 +414,14 @@ RunConfig RunConfig::from_yaml(const YAML::Node& file, const std::string& source
       for (std::size_t i = 0; i < e.levels.size(); ++i)
         for (std::size_t j = 0; j < i; ++j)
           if (e.levels[i] == e.levels[j]) sec.fail_key("levels", "names level '" + e.levels[i] + "' twice");
+      // The levels folder is read once, not once per name.
+      std::vector<Level> known;
+      if (!e.levels.empty()) wrap([&] { known = load_levels(); });
       for (const std::string& level : e.levels) {
         Level l;
-        wrap([&] { l = find_level(level); });
+        const auto found = std::find_if(known.begin(), known.end(), [&](const Level& k) { return k.name == level; });
+        if (found != known.end()) l = *found;
+        else wrap([&] { l = find_level(level); });  // throws, naming the levels there are
         if (!l.has_elo) sec.fail_key("levels", "names level '" + level + "', which has no measured elo");
       }
     } else if (section == "loop") {
