@@ -52,6 +52,13 @@ std::string describe(const std::exception_ptr& error) {
   }
 }
 
+// Typed text in a message: printable characters only, long lines cut.
+std::string quoted(const std::string& text) {
+  std::string out = "'";
+  for (char c : text.substr(0, 40)) out += std::isprint(static_cast<unsigned char>(c)) ? c : '?';
+  return out + (text.size() > 40 ? "...'" : "'");
+}
+
 // A score from the mover's point of view, for people.
 std::string score_text(int cp) {
   if (cp >= kMateBound || cp <= -kMateBound) {
@@ -70,10 +77,11 @@ Move parse_typed_move(const Position& pos, const std::string& text) {
   const std::vector<std::string> w = words(text);
   if (!w.empty() && std::islower(static_cast<unsigned char>(w[0][0]))) {
     if (w.size() > 2)
-      throw MoveError("malformed move '" + text + "': expected a move like d2d5, optionally followed by its captures");
+      throw MoveError("malformed move " + quoted(text) + ": expected a move like d2d5, optionally followed by its captures");
     const Move move = parse_coordinate(pos, w[0]);
     if (w.size() == 2 && w[1] != captures_text(move))
-      throw MoveError("illegal move '" + text + "': " + w[0] + " captures " + captures_text(move) + ", not " + w[1]);
+      throw MoveError("illegal move " + quoted(text) + ": " + w[0] + " captures " + captures_text(move) + ", not " +
+                      quoted(w[1]));
     return move;
   }
   return parse_move(pos, text);

@@ -101,7 +101,7 @@ TEST(TerminalGame, BadInputIsRefusedWithAReasonAndPlayGoesOn) {
   EXPECT_TRUE(contains(p.output, "malformed move 'd2d3d4'")) << p.output;
   EXPECT_TRUE(contains(p.output, "belongs to the side not to move")) << p.output;
   EXPECT_TRUE(contains(p.output, "illegal move 'a1a2'")) << p.output;
-  EXPECT_TRUE(contains(p.output, "b2b3 captures -, not c3")) << p.output;
+  EXPECT_TRUE(contains(p.output, "b2b3 captures -, not 'c3'")) << p.output;
   EXPECT_TRUE(contains(p.output, "captures -, not the squares listed")) << p.output;
   EXPECT_TRUE(contains(p.output, "the piece on d2 is not a W")) << p.output;
   // The last line, a `moves` line with its captures, is played, and the bot
@@ -111,6 +111,37 @@ TEST(TerminalGame, BadInputIsRefusedWithAReasonAndPlayGoesOn) {
   EXPECT_EQ(moves[0], "d2d5");
   EXPECT_EQ(p.record.result, Outcome::kOngoing);
   EXPECT_TRUE(contains(p.output, "End of input."));
+}
+
+TEST(TerminalGame, RandomLinesNeverEndTheGameEarly) {
+  // Seeded junk: random characters, fragments of moves and commands, mixed
+  // with legal moves; every line is answered and the game goes on to the
+  // end of the input (or to the game's end) with only legal moves recorded.
+  std::mt19937_64 rng(11);
+  const std::vector<std::string> pieces = {"d2", "d5", "x", "Pd2-", "e4", " ", "xd4", "-", ",", "+", "#",
+                                           "moves", "undo", "hint", "board", "help", "rm", "\t", "\r", "\x01"};
+  for (int round = 0; round < 20; ++round) {
+    std::string input;
+    for (int line = 0; line < 30; ++line) {
+      std::string text;
+      const int parts = std::uniform_int_distribution<int>(0, 4)(rng);
+      for (int i = 0; i < parts; ++i) {
+        if (rng() % 3 == 0) text += static_cast<char>(std::uniform_int_distribution<int>(1, 255)(rng));
+        else text += pieces[rng() % pieces.size()];
+      }
+      if (text.find('\n') == std::string::npos) input += text + "\n";
+    }
+    TerminalGameConfig config;
+    config.seed = static_cast<std::uint64_t>(round);
+    Played p;
+    ASSERT_NO_THROW(p = play("random", input, config)) << "round " << round;
+    Position pos = Position::start();
+    for (const Move& m : p.record.moves) {
+      ASSERT_TRUE(test::is_legal(pos, m)) << "round " << round;
+      pos.make(m);
+    }
+    EXPECT_TRUE(contains(p.output, "End of input.") || contains(p.output, "Game over")) << "round " << round;
+  }
 }
 
 TEST(TerminalGame, UndoTakesBackTheLastMovePair) {
