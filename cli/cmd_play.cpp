@@ -1,7 +1,10 @@
 // ultima play [--bot SPEC] [--as white|black] [--fen FEN] [--rules PRESET]
 // [--seed N] [--pgn FILE] [--hint SPEC]: a game against a bot at the
 // terminal (engine/play/terminal_game.h), saved as PGN.
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <iostream>
 #include <memory>
@@ -23,6 +26,7 @@ struct Options {
   std::uint64_t seed = 1;
   std::string pgn;
   std::string hint = "search:nodes=200000";
+  std::string colour = "auto";
 };
 
 std::string local_time(const char* format) {
@@ -62,6 +66,12 @@ void run(const Options& o) {
   config.bot_name = o.bot;
   config.hint_name = o.hint;
   config.date = local_time("%Y.%m.%d");
+  // auto: colours only on a terminal, and not when NO_COLOR is set or the
+  // terminal says it is dumb.
+  const char* term = std::getenv("TERM");
+  config.colour = o.colour == "always" ||
+                  (o.colour == "auto" && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR") &&
+                   !(term && std::string(term) == "dumb"));
   config.pgn_path = o.pgn.empty() ? "ultima-" + local_time("%Y%m%d-%H%M%S") + ".pgn" : o.pgn;
   const std::unique_ptr<Player> bot = make_named_player("--bot", o.bot);
   const std::unique_ptr<Player> hint = o.hint == "none" ? nullptr : make_named_player("--hint", o.hint);
@@ -87,6 +97,10 @@ void add_play_command(CLI::App& app) {
                   "save the game here, rewritten after every move (default: ultima-YYYYMMDD-HHMMSS.pgn in the "
                   "current folder)");
   cmd->add_option("--hint", opts->hint, "the player spec that answers 'hint'; 'none' for no hints")
+      ->capture_default_str();
+  cmd->add_option("--colour,--color", opts->colour,
+                  "colour the board: auto (on a terminal, unless NO_COLOR is set), always or never")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();
   cmd->footer([] {
     return "\nAt the prompt, type a move (d2d5, Pd2-d5, or a line of 'moves') or one of the commands\n"

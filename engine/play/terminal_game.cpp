@@ -196,7 +196,7 @@ class Session {
   }
 
   void show_position() {
-    out_ << draw_board(pos_, config_.human);
+    out_ << draw_board(pos_, config_.human, config_.colour);
     if (!plies_.empty()) {
       const PlyInfo& last = plies_.back();
       out_ << "Last move: " << last.numbered;
@@ -360,7 +360,7 @@ class Session {
 
 }  // namespace
 
-std::string draw_board(const Position& pos, Color bottom) {
+std::string draw_board(const Position& pos, Color bottom, bool colour) {
   const Bitboard frozen = pos.frozen(kWhite) | pos.frozen(kBlack);
   const auto file_at = [&](int column) { return bottom == kWhite ? column : 7 - column; };
   std::string files = "   ";
@@ -372,11 +372,15 @@ std::string draw_board(const Position& pos, Color bottom) {
     out += " " + label + " ";
     for (int column = 0; column < 8; ++column) {
       const Square s = make_square(file_at(column), rank);
-      const char letter = piece_char(pos.piece_on(s));
+      const Piece piece = pos.piece_on(s);
       const bool is_frozen = frozen & square_bb(s);
-      out += is_frozen ? '(' : ' ';
+      const std::string mark = colour ? "\x1b[31m" : "";
+      const std::string reset = colour ? "\x1b[0m" : "";
+      std::string letter(1, piece_char(piece));
+      if (colour && piece != kEmpty) letter = (color_of(piece) == kWhite ? "\x1b[1m" : "\x1b[34m") + letter + reset;
+      out += is_frozen ? mark + "(" + reset : " ";
       out += letter;
-      out += is_frozen ? ')' : ' ';
+      out += is_frozen ? mark + ")" + reset : " ";
     }
     out += " " + label + "\n";
   }

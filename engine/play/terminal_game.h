@@ -34,13 +34,17 @@ struct TerminalGameConfig {
   std::string pgn_path;
   // The record's Date tag ("2026.12.01").
   std::string date = "????.??.??";
+  // ANSI colours on the board (for a terminal that shows them).
+  bool colour = false;
 };
 
 // The board as text, `bottom`'s side nearest the reader: files and ranks
 // labelled, FEN letters (upper case White), '.' for an empty square, and a
 // piece frozen by an immobilizer (or a chameleon next to an immobilizer) in
-// parentheses, as "(k)".
-std::string draw_board(const Position& pos, Color bottom = kWhite);
+// parentheses, as "(k)". With `colour`, ANSI escapes make White's letters
+// bold, Black's blue and the parentheses red; the text between them is the
+// same.
+std::string draw_board(const Position& pos, Color bottom = kWhite, bool colour = false);
 
 // Plays one game: the bot moves when it is its turn, the person's lines are
 // read from `in` at the prompt "> ". Bad input gets a message naming the

@@ -43,6 +43,13 @@ case "$out" in *"saved to $(basename "${files[0]}")"*) ;; *) fail "default recor
 case "$out" in *"random plays 1. "*) ;; *) fail "as black: the bot did not move first";; esac
 grep -qx '\[White "random"\]' "${files[0]}" || fail "as black: the bot is not White"
 
+# Colours only when asked for or on a terminal: none in a pipe by default.
+esc=$(printf '\033')
+out=$(printf 'quit\n' | "$ultima" play --bot random --pgn colour.pgn 2>&1)
+case "$out" in *"$esc"*) fail "colour escapes in a pipe";; esac
+out=$(printf 'quit\n' | "$ultima" play --bot random --pgn colour.pgn --colour always 2>&1)
+case "$out" in *"$esc[1mK$esc[0m"*) ;; *) fail "--colour always: no escapes";; esac
+
 expect_error() {  # expect_error "message part" args...
   local part=$1; shift
   local err; err=$("$ultima" "$@" 2>&1 </dev/null >/dev/null); local rc=$?
@@ -52,6 +59,7 @@ expect_error() {  # expect_error "message part" args...
 }
 expect_error "--bot 'nobody'" play --bot nobody --pgn x.pgn
 expect_error "--as" play --as green --pgn x.pgn
+expect_error "--colour" play --colour pink --pgn x.pgn
 expect_error "FEN" play --fen "8/8/8 w" --pgn x.pgn
 expect_error "already over (checkmate)" play --fen "p7/8/2P5/4k3/4I3/8/8/7K b 0 1" --pgn x.pgn
 expect_error "no-such-folder" play --bot random --pgn no-such-folder/x.pgn

@@ -267,6 +267,14 @@ TEST(TerminalGame, FrozenPiecesAreDrawnInParentheses) {
   }
   EXPECT_GT(marked, 0);
 
+  // Colours change nothing but the escapes around the letters.
+  std::string coloured = draw_board(black_frozen, kBlack, true);
+  EXPECT_TRUE(contains(coloured, "\x1b[31m(\x1b[0m\x1b[34mk\x1b[0m\x1b[31m)\x1b[0m")) << coloured;
+  EXPECT_TRUE(contains(coloured, "\x1b[1mK\x1b[0m")) << coloured;
+  for (std::size_t at; (at = coloured.find('\x1b')) != std::string::npos;)
+    coloured.erase(at, coloured.find('m', at) - at + 1);
+  EXPECT_EQ(coloured, draw_board(black_frozen, kBlack));
+
   // The game's board says what the parentheses mean.
   TerminalGameConfig config;
   config.fen = "p7/8/8/4k3/2K2I2/3w4/8/8 w 0 1";
