@@ -78,7 +78,8 @@ Move parse_typed_move(const Position& pos, const std::string& text) {
   const std::vector<std::string> w = words(text);
   if (!w.empty() && std::islower(static_cast<unsigned char>(w[0][0]))) {
     if (w.size() > 2)
-      throw MoveError("malformed move " + quoted(text) + ": expected a move like d2d5, optionally followed by its captures");
+      throw MoveError("malformed move " + quoted(text) +
+                      ": expected a move like d2d5, optionally followed by its captures");
     const Move move = parse_coordinate(pos, w[0]);
     if (w.size() == 2 && w[1] != captures_text(move))
       throw MoveError("illegal move " + quoted(text) + ": " + w[0] + " captures " + captures_text(move) + ", not " +
@@ -312,7 +313,8 @@ class Session {
 
   // Takes back the person's last move and the bot's reply to it.
   void undo() {
-    const bool moved = std::any_of(plies_.begin(), plies_.end(), [&](const PlyInfo& p) { return p.mover == config_.human; });
+    const bool moved =
+        std::any_of(plies_.begin(), plies_.end(), [&](const PlyInfo& p) { return p.mover == config_.human; });
     if (!moved) {
       out_ << "Nothing to undo: you have not moved yet.\n";
       return;
@@ -364,7 +366,8 @@ std::string draw_board(const Position& pos, Color bottom, bool colour) {
   const Bitboard frozen = pos.frozen(kWhite) | pos.frozen(kBlack);
   const auto file_at = [&](int column) { return bottom == kWhite ? column : 7 - column; };
   std::string files = "   ";
-  for (int column = 0; column < 8; ++column) files += std::string(" ") + char('a' + file_at(column)) + (column < 7 ? " " : "\n");
+  for (int column = 0; column < 8; ++column)
+    files += std::string(" ") + char('a' + file_at(column)) + (column < 7 ? " " : "\n");
   std::string out = files;
   for (int row = 0; row < 8; ++row) {
     const int rank = bottom == kWhite ? 7 - row : row;

@@ -82,7 +82,8 @@ TEST(TerminalGame, TheBotMovesFirstWhenThePersonPlaysBlack) {
   EXPECT_LT(bot_line, p.output.find("> "));
   EXPECT_TRUE(contains(p.output, "Black to move (you)"));
   // The board is drawn from Black's side: rank 1 on top, files h to a.
-  EXPECT_NE(p.output.find("    h  g  f  e  d  c  b  a\n 1  C  L  X  W  K  X  L  I  1\n"), std::string::npos) << p.output;
+  const std::string black_side = "    h  g  f  e  d  c  b  a\n 1  C  L  X  W  K  X  L  I  1\n";
+  EXPECT_NE(p.output.find(black_side), std::string::npos) << p.output;
 
   // A bot that can mate at once does, and wins.
   config.fen = kMateInOne;
