@@ -13,6 +13,7 @@ void add_bench_command(CLI::App& app);
 void add_bench_nn_command(CLI::App& bench);
 void add_selfcheck_command(CLI::App& app);
 void add_match_command(CLI::App& app);
+void add_play_command(CLI::App& app);
 void add_uci_command(CLI::App& app);
 void add_analyze_command(CLI::App& app);
 void add_eval_command(CLI::App& app);

@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   ultima::cli::add_bench_command(app);
   ultima::cli::add_selfcheck_command(app);
   ultima::cli::add_match_command(app);
+  ultima::cli::add_play_command(app);
   ultima::cli::add_uci_command(app);
   ultima::cli::add_analyze_command(app);
   ultima::cli::add_eval_command(app);
