@@ -167,7 +167,9 @@ std::string cheap_uci(std::string_view text) {
     auto lower = [](std::string& value, std::uint64_t cap) {
       if (!cap || value.empty() || value.find_first_not_of("0123456789") != std::string::npos) return;
       const std::size_t first = std::min(value.find_first_not_of('0'), value.size());
-      if (value.size() - first > 18) return;  // too large for any field: the parser's error to give
+      // Twenty digits and more overflow the parser's 64-bit integer: its
+      // error to give. Nineteen still parse (up to 9.2e18), so they are capped.
+      if (value.size() - first > 19) return;
       if (first < value.size() && std::stoull(value.substr(first)) > cap) value = std::to_string(cap);
     };
     if (go)
