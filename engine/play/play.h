@@ -1,7 +1,7 @@
 // The play layer's public header: players (player.h) and the specs that
 // name them (player_spec.h), graded levels, the match runner with Elo and
 // SPRT, game records (PGN), the UCI engine, the JSON analysis engine, value
-// fitting, and the atomic file writer.
+// fitting, puzzles, and the atomic file writer.
 #pragma once
 
 #include "engine/play/analysis.h"
@@ -12,6 +12,7 @@
 #include "engine/play/pgn.h"
 #include "engine/play/player.h"
 #include "engine/play/player_spec.h"
+#include "engine/play/puzzle.h"
 #include "engine/play/uci.h"
 #include "engine/play/uci_player.h"
 #include "engine/play/value_fit.h"
