@@ -1,6 +1,7 @@
 // ultima puzzles extract|check|show: puzzles found in games (docs/puzzles.md).
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <memory>

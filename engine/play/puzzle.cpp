@@ -95,7 +95,7 @@ bool decisive(const TwoBest& t, const PuzzleSettings& s) {
   return t.ok && t.best_score >= s.win_cp && t.second_score < s.win_cp && t.best_score - t.second_score >= s.margin_cp;
 }
 
-std::optional<Puzzle> find_mate(Position& pos, int bound, const PuzzleSettings& settings, Searcher& searcher) {
+std::optional<Puzzle> find_mate(Position& pos, int bound, Searcher& searcher) {
   const MateFound first = mate_search(searcher, pos, bound);
   if (first.moves == 0) return std::nullopt;
   Puzzle puzzle;
@@ -127,7 +127,6 @@ std::optional<Puzzle> find_mate(Position& pos, int bound, const PuzzleSettings& 
     --left;
   }
   for (; made > 0; --made) pos.unmake();
-  (void)settings;
   if (!ok) return std::nullopt;
   return puzzle;
 }
@@ -219,7 +218,7 @@ std::optional<Puzzle> find_puzzle(const Position& position, const PuzzleSettings
   std::optional<Puzzle> puzzle;
   if (screen.best_score >= kMateBound) {
     const int moves = mate_moves_of(screen.best_score);
-    if (moves <= settings.mate_moves) puzzle = find_mate(pos, moves, settings, searcher);
+    if (moves <= settings.mate_moves) puzzle = find_mate(pos, moves, searcher);
   } else if (decisive(screen, settings)) {
     puzzle = find_gain(pos, screen, settings, searcher);
   }
