@@ -69,6 +69,27 @@ TEST(Puzzle, MateInOneIsAPuzzleOnlyWhenTheMateIsUnique) {
   EXPECT_GE(several_seen, 4);
 }
 
+// One pawn move pinches the black leaper against the d5 pawn; anything else
+// loses material. With a second pawn that can pinch it too, the win no
+// longer rests on one move.
+TEST(Puzzle, DecisiveGainIsAPuzzleOnlyWhenOneMoveWinsIt) {
+  Searcher searcher(4);
+  const Position unique = Position::from_fen("7k/8/8/P1lP4/8/8/8/2P4K w 0 1");
+  const std::optional<Puzzle> puzzle = find_puzzle(unique, PuzzleSettings{}, searcher);
+  ASSERT_TRUE(puzzle.has_value());
+  EXPECT_EQ(puzzle->kind, PuzzleKind::kGain);
+  ASSERT_FALSE(puzzle->solution.empty());
+  EXPECT_EQ(puzzle->solution[0], move_of(unique, "a5b5"));
+  EXPECT_TRUE(has_tag(puzzle->tags, "pinch"));
+  EXPECT_GE(puzzle->material_cp, PuzzleSettings{}.material_cp);
+  EXPECT_EQ(puzzle->depth, PuzzleSettings{}.screen_depth + 2);
+  EXPECT_EQ(replay_problem(*puzzle), "");
+  EXPECT_EQ(confirm_problem(*puzzle, searcher), "");
+
+  const Position two_ways = Position::from_fen("7k/8/8/P1lP4/8/8/8/1PP4K w 0 1");
+  EXPECT_FALSE(find_puzzle(two_ways, PuzzleSettings{}, searcher).has_value());
+}
+
 TEST(Puzzle, PositionWithoutATacticIsNoPuzzle) {
   Searcher searcher(4);
   EXPECT_FALSE(find_puzzle(Position::start(), PuzzleSettings{}, searcher).has_value());
@@ -84,6 +105,7 @@ TEST(Puzzle, TagsNameTheCaptureModes) {
       {"7k/8/8/P1pP4/8/8/8/7K w 0 1", "a5b5", "pinch"},
       {"7k/8/8/3p4/3W4/8/8/7K w 0 1", "d4d2", "withdrawal"},
       {"7k/8/8/8/8/p7/8/L6K w 0 1", "a1a5", "leap"},
+      {"7k/8/8/4p3/8/2C5/8/4K3 w 0 1", "c3c5", "coordination"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.fen);
@@ -91,6 +113,9 @@ TEST(Puzzle, TagsNameTheCaptureModes) {
     const std::vector<std::string> tags = puzzle_tags(pos, {move_of(pos, c.move)});
     EXPECT_EQ(tags, std::vector<std::string>{c.tag});
   }
+  // A chameleon withdrawing from a withdrawer: both the piece and the mode.
+  const Position chameleon = Position::from_fen("7k/8/8/3w4/3X4/8/8/7K w 0 1");
+  EXPECT_EQ(puzzle_tags(chameleon, {move_of(chameleon, "d4d2")}), (std::vector<std::string>{"chameleon", "withdrawal"}));
   // A quiet move tags nothing; the opponent's captures in the line do not count.
   const Position pos = Position::from_fen("7k/8/8/3p4/3W4/8/8/7K w 0 1");
   EXPECT_TRUE(puzzle_tags(pos, {move_of(pos, "h1g1")}).empty());
