@@ -116,7 +116,7 @@ TEST(Puzzle, TagsNameTheCaptureModes) {
   // A chameleon withdrawing from a withdrawer: both the piece and the mode.
   const Position chameleon = Position::from_fen("7k/8/8/3w4/3X4/8/8/7K w 0 1");
   EXPECT_EQ(puzzle_tags(chameleon, {move_of(chameleon, "d4d2")}), (std::vector<std::string>{"chameleon", "withdrawal"}));
-  // A quiet move tags nothing; the opponent's captures in the line do not count.
+  // A quiet move tags nothing.
   const Position pos = Position::from_fen("7k/8/8/3p4/3W4/8/8/7K w 0 1");
   EXPECT_TRUE(puzzle_tags(pos, {move_of(pos, "h1g1")}).empty());
 }
