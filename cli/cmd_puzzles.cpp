@@ -162,7 +162,7 @@ void run_check(const CheckOptions& o) {
       ++failures;
     }
   }
-  Searcher searcher(16);
+  Searcher searcher(PuzzleSettings{}.hash_mb);
   const auto start = Clock::now();
   auto last_report = start;
   std::size_t done = 0;

@@ -50,6 +50,8 @@ struct PuzzleSettings {
   // Positions whose 100-ply counter is this high or more are skipped (the
   // draw rule would come into the line).
   int max_halfmove_clock = 80;
+  // Transposition table of every search, MB. A score near a margin can
+  // depend on it, so checks use the same size.
   std::size_t hash_mb = 16;
 };
 
@@ -106,11 +108,15 @@ void rate_puzzle(Puzzle& puzzle, const std::vector<Level>& levels, int seeds = 5
 // before the last, and at the end checkmate (mate) or the stated material
 // won (gain). Empty when it holds, else the problem.
 std::string replay_problem(const Puzzle& puzzle);
-// Confirms the puzzle with the search: for a mate, at every solver turn the
-// exact mate search finds the solution's move at the distance left and no
-// other move mates as fast; for a gain, the search at the stated depth plays
-// the first move with the stated win and margin (every solver move when
-// `every_move`). Empty when confirmed, else the problem.
+// Confirms the puzzle with the search, after replay_problem. At the first
+// solver move, and at every later one when `every_move`: for a mate, the
+// exact mate search finds the solution's move with the moves left and no
+// other move mates as fast; for a gain, the search at the stated depth
+// (first move) or at the screening depth, stated depth - 2 (later moves),
+// plays the solution's move with the default settings' win and margin.
+// `searcher` should have the extraction's table size
+// (PuzzleSettings::hash_mb): a score near a margin can depend on it. Empty
+// when confirmed, else the problem.
 std::string confirm_problem(const Puzzle& puzzle, Searcher& searcher, bool every_move = true);
 
 // One JSON object per line (docs/puzzles.md lists the fields).
