@@ -215,7 +215,7 @@ const std::vector<Puzzle>& shipped_puzzles() {
 
 // The shipped file: every puzzle replays legally and ends in mate or with
 // the material it states, its tags are those of its line, its rating a
-// level (or none) with that level's Elo, no two come from one position, and
+// level (or none), no two come from one position, and
 // the kinds, tags and ratings are varied.
 TEST(ShippedPuzzles, EveryPuzzleReplaysAndWins) {
   const std::vector<Puzzle>& puzzles = shipped_puzzles();
@@ -230,8 +230,10 @@ TEST(ShippedPuzzles, EveryPuzzleReplaysAndWins) {
     EXPECT_TRUE(keys.insert(puzzle_position_key(p.fen)).second) << "a second puzzle from one position";
     EXPECT_EQ(replay_problem(p), "");
     EXPECT_EQ(p.tags, puzzle_tags(Position::from_fen(p.fen, p.rules), p.solution));
+    // The Elo is the level's when the file was made; a ladder run may since
+    // have measured it again.
     ASSERT_TRUE(elo_of.count(p.rating)) << "rating '" << p.rating << "' is not a level";
-    EXPECT_EQ(p.rating_elo, elo_of[p.rating]);
+    EXPECT_EQ(p.rating_elo == 0, elo_of[p.rating] == 0);
     EXPECT_EQ(p.rules, Rules{});
     tags.insert(p.tags.begin(), p.tags.end());
     ratings.insert(p.rating);
