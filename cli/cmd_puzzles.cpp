@@ -49,7 +49,8 @@ std::vector<GameRecord> collect_games(const ExtractOptions& o) {
     games.insert(games.end(), read.begin(), read.end());
   }
   if (o.white.size() != o.black.size())
-    throw std::invalid_argument("--white and --black must be given the same number of times (players pair up in order)");
+    throw std::invalid_argument(
+        "--white and --black must be given the same number of times (players pair up in order)");
   for (std::size_t i = 0; i < o.white.size(); ++i) {
     for (const std::string& spec : {o.white[i], o.black[i]}) {
       try {
@@ -77,8 +78,10 @@ void run_extract(const ExtractOptions& o) {
   if (o.pgn.empty() && o.white.empty()) throw std::invalid_argument("give --pgn files or --white and --black players");
   if (o.out.empty()) throw std::invalid_argument("--out is required");
   if (o.games < 1) throw std::invalid_argument("--games must be at least 1");
-  if (o.settings.mate_moves < 1 || o.settings.mate_moves > 5) throw std::invalid_argument("--mate-moves must be 1 to 5");
-  if (o.settings.screen_depth < 1 || o.settings.screen_depth > 20) throw std::invalid_argument("--depth must be 1 to 20");
+  if (o.settings.mate_moves < 1 || o.settings.mate_moves > 5)
+    throw std::invalid_argument("--mate-moves must be 1 to 5");
+  if (o.settings.screen_depth < 1 || o.settings.screen_depth > 20)
+    throw std::invalid_argument("--depth must be 1 to 20");
   if (o.rating_seeds < 1 || o.rating_seeds > 99) throw std::invalid_argument("--rating-seeds must be 1 to 99");
   Rules::parse(o.rules);
   const std::vector<Level> levels = load_levels();
@@ -109,8 +112,8 @@ void run_extract(const ExtractOptions& o) {
         char id[32];
         std::snprintf(id, sizeof id, "%s%05zu", o.id_prefix.c_str(), puzzles.size() + 1);
         puzzle->id = id;
-        puzzle->source = game.white + " vs " + game.black + ", game " + std::to_string(gi + 1) + ", ply " +
-                         std::to_string(ply + 1);
+        puzzle->source =
+            game.white + " vs " + game.black + ", game " + std::to_string(gi + 1) + ", ply " + std::to_string(ply + 1);
         puzzles.push_back(std::move(*puzzle));
         if (puzzles.size() % 50 == 0) save();
       }
@@ -193,8 +196,8 @@ void run_show(const std::string& id, const std::string& file) {
     if (p.kind == PuzzleKind::kMate)
       std::printf("kind     mate in %d\n", p.mate_in);
     else
-      std::printf("kind     gain: %d cp at depth %d (second best %d cp), %d cp of material won\n", p.score_cp,
-                  p.depth, p.second_cp, p.material_cp);
+      std::printf("kind     gain: %d cp at depth %d (second best %d cp), %d cp of material won\n", p.score_cp, p.depth,
+                  p.second_cp, p.material_cp);
     std::string tags;
     for (const std::string& t : p.tags) tags += (tags.empty() ? "" : ", ") + t;
     std::printf("tags     %s\nrating   %s (Elo %d)\nsource   %s\n", tags.c_str(), p.rating.c_str(), p.rating_elo,
@@ -236,7 +239,8 @@ void add_puzzles_command(CLI::App& app) {
   extract->add_option("--limit", e->limit, "stop after this many puzzles (0: none)")->capture_default_str();
   extract->add_option("--rating-seeds", e->rating_seeds, "runs per level when rating (majority decides)")
       ->capture_default_str();
-  extract->add_option("--mate-moves", e->settings.mate_moves, "longest mate looked for, in moves")->capture_default_str();
+  extract->add_option("--mate-moves", e->settings.mate_moves, "longest mate looked for, in moves")
+      ->capture_default_str();
   extract->add_option("--depth", e->settings.screen_depth, "screening depth (gains confirmed 2 plies deeper)")
       ->capture_default_str();
   extract->add_option("--win-cp", e->settings.win_cp, "a gain's best move scores at least this")->capture_default_str();

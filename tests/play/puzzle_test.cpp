@@ -1,6 +1,8 @@
 // Puzzles: the extractor against a brute-force count of mating moves, tags
 // of known captures, the file format and its errors, and every puzzle of the
 // shipped file replayed and confirmed by the search.
+#include "engine/play/puzzle.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,7 +13,6 @@
 #include <vector>
 
 #include "engine/play/player_spec.h"
-#include "engine/play/puzzle.h"
 #include "engine/rules/rules.h"
 #include "test_util.h"
 
@@ -115,7 +116,8 @@ TEST(Puzzle, TagsNameTheCaptureModes) {
   }
   // A chameleon withdrawing from a withdrawer: both the piece and the mode.
   const Position chameleon = Position::from_fen("7k/8/8/3w4/3X4/8/8/7K w 0 1");
-  EXPECT_EQ(puzzle_tags(chameleon, {move_of(chameleon, "d4d2")}), (std::vector<std::string>{"chameleon", "withdrawal"}));
+  EXPECT_EQ(puzzle_tags(chameleon, {move_of(chameleon, "d4d2")}),
+            (std::vector<std::string>{"chameleon", "withdrawal"}));
   // A quiet move tags nothing.
   const Position pos = Position::from_fen("7k/8/8/3p4/3W4/8/8/7K w 0 1");
   EXPECT_TRUE(puzzle_tags(pos, {move_of(pos, "h1g1")}).empty());
