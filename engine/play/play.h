@@ -1,8 +1,8 @@
 // The play layer's public header: players (player.h) and the specs that
 // name them (player_spec.h), graded levels, the match runner with Elo and
 // SPRT, game records (PGN), a person's game against a bot at a terminal,
-// the UCI engine, the JSON analysis engine, value fitting, and the atomic
-// file writer.
+// the UCI engine, the JSON analysis engine, value fitting, puzzles, and the
+// atomic file writer.
 #pragma once
 
 #include "engine/play/analysis.h"
@@ -13,6 +13,7 @@
 #include "engine/play/pgn.h"
 #include "engine/play/player.h"
 #include "engine/play/player_spec.h"
+#include "engine/play/puzzle.h"
 #include "engine/play/terminal_game.h"
 #include "engine/play/uci.h"
 #include "engine/play/uci_player.h"

@@ -186,6 +186,18 @@ if [ -e "$(dirname "$ultima")/libultima_nn.so" ]; then
 else
   expect_error "libultima_nn.so does not exist" init --run-dir "$tmp/run" --config "$configs/tiny.yaml"
 fi
+# Puzzles: a small extraction checks out and shows; a malformed puzzle file
+# is refused with its line named; an unknown id is an error.
+"$ultima" puzzles extract --white novice --black beginner --games 2 --out "$tmp/p.jsonl" > "$tmp/p.log" 2>&1 ||
+  { cat "$tmp/p.log"; fail "puzzles extract"; }
+grep -q "puzzles: .* written to" "$tmp/p.log" || fail "puzzles extract: no summary line"
+if [ -s "$tmp/p.jsonl" ]; then
+  "$ultima" puzzles check "$tmp/p.jsonl" > /dev/null 2>&1 || fail "puzzles check of a fresh extraction"
+  "$ultima" puzzles show P00001 --file "$tmp/p.jsonl" | grep -q "^solution " || fail "puzzles show"
+fi
+{ head -n 1 "$tmp/p.jsonl"; echo '{"id":"x"}'; } > "$tmp/bad.jsonl"
+expect_error "bad.jsonl line 2" puzzles check "$tmp/bad.jsonl"
+expect_error "no puzzle 'nosuch'" puzzles show nosuch --file "$tmp/p.jsonl"
 rm -rf "$tmp"
 
 if [ $failures -eq 0 ]; then echo "cli_test: all passed"; else echo "cli_test: $failures failed"; exit 1; fi

@@ -133,8 +133,8 @@ int move_text(const std::uint8_t* data, std::size_t size) {
 // fuzzed session; 0 for words left alone.
 std::uint64_t uci_cap(const std::string& word) {
   static const std::pair<const char*, std::uint64_t> caps[] = {
-      {"depth", 1},  {"nodes", 100}, {"movetime", 2}, {"wtime", 60}, {"btime", 60}, {"winc", 6},
-      {"binc", 6},   {"mate", 1},    {"hash", 1},     {"threads", 2}, {"mctsthreads", 2}, {"mctsbatch", 4},
+      {"depth", 1},  {"nodes", 100}, {"movetime", 1}, {"wtime", 20}, {"btime", 20}, {"winc", 2},
+      {"binc", 2},   {"mate", 1},    {"hash", 1},     {"threads", 2}, {"mctsthreads", 2}, {"mctsbatch", 4},
       {"multipv", 3}};
   std::string lower;
   for (const char c : word) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

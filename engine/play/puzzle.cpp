@@ -1,0 +1,522 @@
+#include "engine/play/puzzle.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "engine/rules/file_io.h"
+#include "engine/rules/movegen.h"
+#include "engine/rules/notation.h"
+#include "engine/search/static_eval.h"
+
+namespace ultima {
+namespace {
+
+using json = nlohmann::json;
+
+// Every search here starts from an empty table, so that its answer depends
+// on the position alone: a check run later, in any order, sees the same.
+SearchResult fresh_search(Searcher& searcher, Position& pos, const SearchLimits& limits) {
+  searcher.clear();
+  return searcher.search(pos, limits);
+}
+
+struct MateFound {
+  int moves = 0;  // 0: no mate within the bound
+  Move best;
+  std::vector<Move> pv;
+};
+
+// The shortest mate within `most` moves (the exact mate search), among
+// `only` when given.
+MateFound mate_search(Searcher& searcher, Position& pos, int most, const std::vector<Move>& only = {}) {
+  SearchLimits limits;
+  limits.mate = most;
+  limits.root_moves = only;
+  const SearchResult r = fresh_search(searcher, pos, limits);
+  MateFound found;
+  if (r.lines.empty() || r.score < kMateBound) return found;
+  const int moves = (kMateScore - r.score + 1) / 2;
+  if (moves > most) return found;
+  found.moves = moves;
+  found.best = r.best;
+  found.pv = r.lines[0].pv;
+  return found;
+}
+
+std::vector<Move> legal_moves_except(const Position& pos, const Move& except) {
+  MoveList list;
+  generate_legal(pos, list);
+  std::vector<Move> out;
+  for (const Move& m : list)
+    if (!(m == except)) out.push_back(m);
+  return out;
+}
+
+// Does any move but `best` mate within `moves`?
+bool another_mate(Searcher& searcher, Position& pos, const Move& best, int moves) {
+  const std::vector<Move> others = legal_moves_except(pos, best);
+  if (others.empty()) return false;
+  return mate_search(searcher, pos, moves, others).moves > 0;
+}
+
+int mate_moves_of(int score) { return (kMateScore - score + 1) / 2; }
+
+int material_balance(const Position& pos, Color us) {
+  static const EvalWeights weights;
+  return material(pos, us, weights) - material(pos, ~us, weights);
+}
+
+struct TwoBest {
+  Move best;
+  int best_score = 0;
+  int second_score = 0;
+  bool ok = false;  // two lines were searched
+};
+
+TwoBest two_best(Searcher& searcher, Position& pos, int depth) {
+  SearchLimits limits;
+  limits.depth = depth;
+  limits.multipv = 2;
+  const SearchResult r = fresh_search(searcher, pos, limits);
+  TwoBest t;
+  if (r.lines.size() < 2) return t;
+  t.best = r.lines[0].pv.empty() ? r.best : r.lines[0].pv[0];
+  t.best_score = r.lines[0].score;
+  t.second_score = r.lines[1].score;
+  t.ok = true;
+  return t;
+}
+
+bool decisive(const TwoBest& t, const PuzzleSettings& s) {
+  return t.ok && t.best_score >= s.win_cp && t.second_score < s.win_cp && t.best_score - t.second_score >= s.margin_cp;
+}
+
+std::optional<Puzzle> find_mate(Position& pos, int bound, Searcher& searcher) {
+  const MateFound first = mate_search(searcher, pos, bound);
+  if (first.moves == 0) return std::nullopt;
+  Puzzle puzzle;
+  puzzle.kind = PuzzleKind::kMate;
+  puzzle.mate_in = first.moves;
+  int left = first.moves;
+  int made = 0;
+  bool ok = false;
+  while (true) {
+    const MateFound here = mate_search(searcher, pos, left);
+    if (here.moves != left) break;  // the line's reply was not the best defence
+    if (another_mate(searcher, pos, here.best, left)) break;
+    puzzle.solution.push_back(here.best);
+    pos.make(here.best);
+    ++made;
+    if (left == 1) {
+      ok = game_status(pos).over();
+      break;
+    }
+    if (here.pv.size() < 2) break;
+    // The defence the search found for its mate: one that lasts longest.
+    const Move reply = here.pv[1];
+    MoveList list;
+    generate_legal(pos, list);
+    if (std::find(list.begin(), list.end(), reply) == list.end()) break;
+    puzzle.solution.push_back(reply);
+    pos.make(reply);
+    ++made;
+    --left;
+  }
+  for (; made > 0; --made) pos.unmake();
+  if (!ok) return std::nullopt;
+  return puzzle;
+}
+
+std::optional<Puzzle> find_gain(Position& pos, const TwoBest& screen, const PuzzleSettings& settings,
+                                Searcher& searcher) {
+  const Color us = pos.side_to_move();
+  const int start_balance = material_balance(pos, us);
+  // A search two plies deeper must agree on the move, the win and the margin.
+  const TwoBest deep = two_best(searcher, pos, settings.screen_depth + 2);
+  if (!decisive(deep, settings) || !(deep.best == screen.best) || deep.best_score >= kMateBound) return std::nullopt;
+  Puzzle puzzle;
+  puzzle.kind = PuzzleKind::kGain;
+  puzzle.depth = settings.screen_depth + 2;
+  puzzle.score_cp = deep.best_score;
+  puzzle.second_cp = deep.second_score;
+  int made = 0;
+  bool ok = false;
+  for (int k = 0; k < settings.max_gain_moves; ++k) {
+    Move move = screen.best;
+    if (k > 0) {
+      const TwoBest here = two_best(searcher, pos, settings.screen_depth);
+      if (!decisive(here, settings)) break;
+      move = here.best;
+    }
+    puzzle.solution.push_back(move);
+    pos.make(move);
+    ++made;
+    if (game_status(pos).over()) break;  // a mate along the way: found as a mate, not here
+    const int gained = material_balance(pos, us) - start_balance;
+    // The material is won, and the opponent cannot win it back.
+    SearchLimits limits;
+    limits.depth = settings.screen_depth;
+    if (gained >= settings.material_cp && -fresh_search(searcher, pos, limits).score >= settings.win_cp) {
+      puzzle.material_cp = gained;
+      ok = true;
+      break;
+    }
+    SearchLimits reply_limits;
+    reply_limits.depth = settings.screen_depth;
+    const SearchResult reply = fresh_search(searcher, pos, reply_limits);
+    if (reply.best.is_null()) break;
+    puzzle.solution.push_back(reply.best);
+    pos.make(reply.best);
+    ++made;
+  }
+  for (; made > 0; --made) pos.unmake();
+  if (!ok) return std::nullopt;
+  return puzzle;
+}
+
+std::uint64_t mix(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+const std::set<std::string>& known_tags() {
+  static const std::set<std::string> tags = {"pinch",    "withdrawal", "leap",    "coordination", "king", "chameleon",
+                                             "immobilization", "removal", "mate", "stalemate"};
+  return tags;
+}
+
+const char* mode_of(Kind capturer) {
+  switch (capturer) {
+    case kPawn: return "pinch";
+    case kWithdrawer: return "withdrawal";
+    case kLeaper: return "leap";
+    case kCoordinator: return "coordination";
+    case kKing: return "king";
+    default: return nullptr;
+  }
+}
+
+}  // namespace
+
+const char* puzzle_kind_name(PuzzleKind kind) { return kind == PuzzleKind::kMate ? "mate" : "gain"; }
+
+std::optional<Puzzle> find_puzzle(const Position& position, const PuzzleSettings& settings, Searcher& searcher) {
+  if (position.halfmove_clock() >= settings.max_halfmove_clock) return std::nullopt;
+  if (game_status(position).over()) return std::nullopt;
+  Position pos = Position::from_fen(position.fen(), position.rules());
+  if (count_legal(pos) < 2) return std::nullopt;
+  searcher.set_weights(EvalWeights{});
+  searcher.set_eval_noise(0, 0);
+  const TwoBest screen = two_best(searcher, pos, settings.screen_depth);
+  if (!screen.ok) return std::nullopt;
+  std::optional<Puzzle> puzzle;
+  if (screen.best_score >= kMateBound) {
+    const int moves = mate_moves_of(screen.best_score);
+    if (moves <= settings.mate_moves) puzzle = find_mate(pos, moves, searcher);
+  } else if (decisive(screen, settings)) {
+    puzzle = find_gain(pos, screen, settings, searcher);
+  }
+  if (!puzzle) return std::nullopt;
+  puzzle->fen = pos.fen();
+  puzzle->rules = pos.rules();
+  puzzle->tags = puzzle_tags(pos, puzzle->solution);
+  return puzzle;
+}
+
+std::vector<std::string> puzzle_tags(const Position& start, const std::vector<Move>& solution) {
+  Position pos = start;
+  std::set<std::string> tags;
+  const Color us = pos.side_to_move();
+  for (std::size_t i = 0; i < solution.size(); ++i) {
+    const Move& m = solution[i];
+    if (i % 2 == 0) {
+      if (m.is_removal()) tags.insert("removal");
+      const Kind mover = kind_of(pos.piece_on(m.from()));
+      if (m.captures) {
+        if (mover == kChameleon) {
+          tags.insert("chameleon");
+          for (Bitboard b = m.captures; b;) {
+            const char* mode = mode_of(kind_of(pos.piece_on(pop_lsb(b))));
+            if (mode) tags.insert(mode);
+          }
+        } else if (const char* mode = mode_of(mover)) {
+          tags.insert(mode);
+        }
+      }
+      const Bitboard frozen_before = pos.frozen(~us);
+      pos.make(m);
+      if (!m.is_removal() && (mover == kImmobilizer || mover == kChameleon) && (pos.frozen(~us) & ~frozen_before))
+        tags.insert("immobilization");
+    } else {
+      pos.make(m);
+    }
+  }
+  const GameStatus status = game_status(pos);
+  if (status.termination == Termination::kCheckmate || status.termination == Termination::kKingCaptured)
+    tags.insert("mate");
+  if (status.termination == Termination::kNoLegalMove) tags.insert("stalemate");
+  return {tags.begin(), tags.end()};
+}
+
+std::string puzzle_position_key(const std::string& fen) {
+  std::istringstream in(fen);
+  std::string placement, side;
+  in >> placement >> side;
+  return placement + " " + side;
+}
+
+void rate_puzzle(Puzzle& puzzle, const std::vector<Level>& levels, int seeds) {
+  puzzle.rating = "none";
+  puzzle.rating_elo = 0;
+  Searcher searcher(16);
+  for (const Level& level : levels) {
+    searcher.set_hash_mb(level.hash_mb);
+    int solved = 0;
+    for (int s = 0; s < seeds; ++s) {
+      // Stop as soon as the majority is reached or out of reach.
+      if (2 * solved > seeds || 2 * (solved + seeds - s) <= seeds) break;
+      Position pos = Position::from_fen(puzzle.fen, puzzle.rules);
+      searcher.clear();
+      bool ok = true;
+      for (std::size_t i = 0; i < puzzle.solution.size() && ok; ++i) {
+        if (i % 2 == 0) {
+          const std::uint64_t seed = mix(mix(static_cast<std::uint64_t>(s) + 1) ^ i);
+          ok = play_level_move(searcher, level, pos, seed).move == puzzle.solution[i];
+        }
+        pos.make(puzzle.solution[i]);
+      }
+      solved += ok;
+    }
+    if (2 * solved > seeds) {
+      puzzle.rating = level.name;
+      puzzle.rating_elo = level.has_elo ? level.elo : 0;
+      return;
+    }
+  }
+}
+
+std::string replay_problem(const Puzzle& puzzle) {
+  Position pos;
+  try {
+    pos = Position::from_fen(puzzle.fen, puzzle.rules);
+  } catch (const std::exception& e) {
+    return std::string("bad FEN: ") + e.what();
+  }
+  if (puzzle.solution.empty() || puzzle.solution.size() % 2 == 0)
+    return "the solution must have an odd number of moves (the solver's first and last)";
+  const Color us = pos.side_to_move();
+  const int start_balance = material_balance(pos, us);
+  for (std::size_t i = 0; i < puzzle.solution.size(); ++i) {
+    if (game_status(pos).over()) return "the game is over before move " + std::to_string(i + 1);
+    MoveList list;
+    generate_legal(pos, list);
+    const Move& m = puzzle.solution[i];
+    if (std::find(list.begin(), list.end(), m) == list.end())
+      return "move " + std::to_string(i + 1) + " (" + to_coordinate(m) + ") is not legal";
+    pos.make(*std::find(list.begin(), list.end(), m));
+  }
+  if (puzzle.kind == PuzzleKind::kMate) {
+    const GameStatus status = game_status(pos);
+    const bool won = status.over() && status.outcome == (us == kWhite ? Outcome::kWhiteWins : Outcome::kBlackWins);
+    if (!won) return "the line does not end in a won game";
+    if (static_cast<int>(puzzle.solution.size()) != 2 * puzzle.mate_in - 1)
+      return "the line's length does not match mate_in " + std::to_string(puzzle.mate_in);
+  } else {
+    const int gained = material_balance(pos, us) - start_balance;
+    if (gained != puzzle.material_cp)
+      return "the line wins " + std::to_string(gained) + " cp of material, not the stated " +
+             std::to_string(puzzle.material_cp);
+    if (gained <= 0) return "the line wins no material";
+  }
+  return {};
+}
+
+std::string confirm_problem(const Puzzle& puzzle, Searcher& searcher, bool every_move) {
+  const std::string replay = replay_problem(puzzle);
+  if (!replay.empty()) return replay;
+  searcher.set_weights(EvalWeights{});
+  searcher.set_eval_noise(0, 0);
+  Position pos = Position::from_fen(puzzle.fen, puzzle.rules);
+  PuzzleSettings settings;
+  const int screen_depth = puzzle.depth - 2;
+  for (std::size_t i = 0; i < puzzle.solution.size(); ++i) {
+    const Move& m = puzzle.solution[i];
+    if (i % 2 == 0 && (i == 0 || every_move)) {
+      const std::string at = "solver move " + std::to_string(i / 2 + 1) + " (" + to_coordinate(m) + "): ";
+      if (puzzle.kind == PuzzleKind::kMate) {
+        const int left = puzzle.mate_in - static_cast<int>(i / 2);
+        const MateFound found = mate_search(searcher, pos, left);
+        if (found.moves != left) return at + "no mate in " + std::to_string(left) + " found";
+        if (!(found.best == m)) {
+          if (found.best.is_null()) return at + "the search found no move";
+          return at + "the search mates with " + to_coordinate(found.best) + " instead";
+        }
+        if (another_mate(searcher, pos, m, left)) return at + "another move also mates in " + std::to_string(left);
+      } else {
+        const TwoBest t = two_best(searcher, pos, i == 0 ? puzzle.depth : screen_depth);
+        if (!t.ok) return at + "fewer than two legal moves";
+        if (!(t.best == m)) return at + "the search prefers " + to_coordinate(t.best);
+        if (!decisive(t, settings))
+          return at + "not decisive: best " + std::to_string(t.best_score) + " cp, second " +
+                 std::to_string(t.second_score) + " cp";
+      }
+    }
+    pos.make(m);
+  }
+  return {};
+}
+
+std::string puzzle_to_json(const Puzzle& p) {
+  json j;
+  j["id"] = p.id;
+  j["fen"] = p.fen;
+  j["rules"] = p.rules.name();
+  j["kind"] = puzzle_kind_name(p.kind);
+  if (p.kind == PuzzleKind::kMate) {
+    j["mate_in"] = p.mate_in;
+  } else {
+    j["depth"] = p.depth;
+    j["score_cp"] = p.score_cp;
+    j["second_cp"] = p.second_cp;
+    j["material_cp"] = p.material_cp;
+  }
+  std::vector<std::string> moves;
+  for (const Move& m : p.solution) moves.push_back(to_coordinate(m));
+  j["solution"] = moves;
+  j["tags"] = p.tags;
+  j["rating"] = p.rating;
+  j["rating_elo"] = p.rating_elo;
+  j["source"] = p.source;
+  return j.dump();
+}
+
+Puzzle puzzle_from_json(std::string_view line, const std::string& origin) {
+  auto fail = [&](const std::string& what) -> PuzzleError { return PuzzleError(origin + ": " + what); };
+  json j;
+  try {
+    j = json::parse(line);
+  } catch (const std::exception& e) {
+    throw fail(std::string("not JSON: ") + e.what());
+  }
+  if (!j.is_object()) throw fail("not a JSON object");
+  auto text = [&](const char* key) -> std::string {
+    if (!j.contains(key) || !j[key].is_string()) throw fail(std::string("field '") + key + "' missing or not a string");
+    return j[key].get<std::string>();
+  };
+  auto number = [&](const char* key, int lo, int hi) -> int {
+    if (!j.contains(key) || !j[key].is_number_integer())
+      throw fail(std::string("field '") + key + "' missing or not an integer");
+    const auto v = j[key].get<long long>();
+    if (v < lo || v > hi)
+      throw fail(std::string("field '") + key + "' is " + std::to_string(v) + ", outside " + std::to_string(lo) +
+                 ".." + std::to_string(hi));
+    return static_cast<int>(v);
+  };
+  auto strings = [&](const char* key) -> std::vector<std::string> {
+    if (!j.contains(key) || !j[key].is_array()) throw fail(std::string("field '") + key + "' missing or not a list");
+    std::vector<std::string> out;
+    for (const json& e : j[key]) {
+      if (!e.is_string()) throw fail(std::string("field '") + key + "' holds a non-string");
+      out.push_back(e.get<std::string>());
+    }
+    return out;
+  };
+  Puzzle p;
+  p.id = text("id");
+  if (p.id.empty()) throw fail("empty id");
+  try {
+    p.rules = Rules::parse(text("rules"));
+  } catch (const std::invalid_argument& e) {
+    throw fail(std::string("bad rules: ") + e.what());
+  }
+  p.fen = text("fen");
+  Position pos;
+  try {
+    pos = Position::from_fen(p.fen, p.rules);
+  } catch (const std::exception& e) {
+    throw fail(std::string("bad FEN: ") + e.what());
+  }
+  const std::string kind = text("kind");
+  if (kind == "mate") {
+    p.kind = PuzzleKind::kMate;
+    p.mate_in = number("mate_in", 1, 50);
+  } else if (kind == "gain") {
+    p.kind = PuzzleKind::kGain;
+    p.depth = number("depth", 3, 60);
+    p.score_cp = number("score_cp", -kMateScore, kMateScore);
+    p.second_cp = number("second_cp", -kMateScore, kMateScore);
+    p.material_cp = number("material_cp", 1, 100000);
+  } else {
+    throw fail("kind '" + kind + "' is neither mate nor gain");
+  }
+  const std::vector<std::string> moves = strings("solution");
+  if (moves.empty()) throw fail("empty solution");
+  for (std::size_t i = 0; i < moves.size(); ++i) {
+    if (game_status(pos).over()) throw fail("solution move " + std::to_string(i + 1) + " comes after the game's end");
+    try {
+      const Move m = parse_coordinate(pos, moves[i]);
+      p.solution.push_back(m);
+      pos.make(m);
+    } catch (const MoveError& e) {
+      throw fail("solution move " + std::to_string(i + 1) + " '" + moves[i] + "': " + e.what());
+    }
+  }
+  p.tags = strings("tags");
+  for (const std::string& t : p.tags)
+    if (!known_tags().count(t)) throw fail("unknown tag '" + t + "'");
+  p.rating = text("rating");
+  if (p.rating.empty()) throw fail("empty rating");
+  p.rating_elo = number("rating_elo", 0, 10000);
+  if (j.contains("source")) p.source = text("source");
+  return p;
+}
+
+std::vector<Puzzle> read_puzzles(std::string_view text, const std::string& origin) {
+  std::vector<Puzzle> out;
+  std::size_t start = 0;
+  int line_number = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    ++line_number;
+    std::string_view line = text.substr(start, end - start);
+    start = end + 1;
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    out.push_back(puzzle_from_json(line, origin + " line " + std::to_string(line_number)));
+  }
+  return out;
+}
+
+std::vector<Puzzle> read_puzzle_file(const std::string& path) {
+  std::string text;
+  try {
+    text = read_file(path);
+  } catch (const std::exception& e) {
+    throw PuzzleError(e.what());
+  }
+  return read_puzzles(text, path);
+}
+
+void write_puzzle_file(const std::string& path, const std::vector<Puzzle>& puzzles) {
+  std::string text;
+  for (const Puzzle& p : puzzles) text += puzzle_to_json(p) + "\n";
+  write_file_atomically(path, text);
+}
+
+std::string default_puzzle_file() {
+  namespace fs = std::filesystem;
+  if (const char* env = std::getenv("ULTIMA_PUZZLES"); env && *env) return env;
+#ifdef ULTIMA_SOURCE_DIR
+  if (fs::is_regular_file(ULTIMA_SOURCE_DIR "/configs/puzzles/puzzles.jsonl"))
+    return ULTIMA_SOURCE_DIR "/configs/puzzles/puzzles.jsonl";
+#endif
+  return "configs/puzzles/puzzles.jsonl";
+}
+
+}  // namespace ultima

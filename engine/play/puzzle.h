@@ -1,0 +1,138 @@
+// Puzzles: positions with one winning move, found in games, proven by the
+// search, tagged by what they turn on and rated by the weakest level that
+// solves them; their JSON-lines file (docs/puzzles.md).
+//
+// A puzzle is one of two kinds:
+//   mate  the side to move mates in n moves, and at each of its turns along
+//         the line exactly one move keeps the mate within the moves left
+//         (proven by the exact, full-width mate search of search.h);
+//   gain  at the screening depth the best move scores at least `win_cp` and
+//         every other move less than that and at least `margin_cp` less
+//         than the best; the line follows the
+//         search until the material is won (each later move of the solver
+//         unique by the same margin), and a search two plies deeper agrees.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/play/level.h"
+#include "engine/rules/position.h"
+#include "engine/search/search.h"
+
+namespace ultima {
+
+// Thrown for a puzzle file or line that cannot be read; the message names
+// the file, the line number and the problem.
+class PuzzleError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct PuzzleSettings {
+  // Longest mate looked for, in moves of the side to move.
+  int mate_moves = 3;
+  // Depth of the screening search (MultiPV 2) run on every position; gains
+  // are confirmed at screen_depth + 2.
+  int screen_depth = 3;
+  // A gain: the best move scores at least win_cp, the second best less than
+  // win_cp and at least margin_cp less than the best, and the line wins at
+  // least material_cp of material.
+  int win_cp = 300;
+  int margin_cp = 300;
+  int material_cp = 200;
+  // Most moves of the solver in a gain line.
+  int max_gain_moves = 3;
+  // Positions whose 100-ply counter is this high or more are skipped (the
+  // draw rule would come into the line).
+  int max_halfmove_clock = 80;
+  // Transposition table of every search, MB. A score near a margin can
+  // depend on it, so checks use the same size.
+  std::size_t hash_mb = 16;
+};
+
+enum class PuzzleKind { kMate, kGain };
+const char* puzzle_kind_name(PuzzleKind kind);
+
+struct Puzzle {
+  std::string id;
+  std::string fen;
+  Rules rules;
+  PuzzleKind kind = PuzzleKind::kMate;
+  // mate: n, the mate's length in moves of the solver.
+  int mate_in = 0;
+  // gain: the depth it is confirmed at, the best and second-best scores
+  // there (centipawns for the solver), and the material won along the line.
+  int depth = 0;
+  int score_cp = 0;
+  int second_cp = 0;
+  int material_cp = 0;
+  // The solver's moves and the replies, alternating, the solver's first and
+  // last.
+  std::vector<Move> solution;
+  std::vector<std::string> tags;
+  // The weakest level that solves it, and that level's Elo; "none" (Elo 0)
+  // when no level does.
+  std::string rating = "none";
+  int rating_elo = 0;
+  // Where it was found (game and ply), for people.
+  std::string source;
+};
+
+// The puzzle in pos (searched from the position alone: its history is not
+// used, as a puzzle file has none), or nothing. Tags are set; id, rating and
+// source are left empty. `searcher` is reused between calls.
+std::optional<Puzzle> find_puzzle(const Position& pos, const PuzzleSettings& settings, Searcher& searcher);
+
+// The themes of a line from `start`: the capture modes of the solver's
+// captures (pinch, withdrawal, leap, coordination, king; chameleon with
+// the mode it imitated), immobilization when a solver's move freezes an
+// enemy piece that was free, removal when the solver removes a piece, mate
+// when the line ends in checkmate. Sorted, each once.
+std::vector<std::string> puzzle_tags(const Position& start, const std::vector<Move>& solution);
+
+// The key under which two puzzles count as one position: the FEN's
+// placement and side to move.
+std::string puzzle_position_key(const std::string& fen);
+
+// Sets rating and rating_elo: the weakest of `levels` (weakest first) whose
+// player, in a majority of `seeds` runs (run s uses seed s + 1, each move's
+// seed from it and the ply), plays every solver move of the solution.
+void rate_puzzle(Puzzle& puzzle, const std::vector<Level>& levels, int seeds = 5);
+
+// Replays the solution from the FEN: every move legal, the game not over
+// before the last, and at the end checkmate (mate) or the stated material
+// won (gain). Empty when it holds, else the problem.
+std::string replay_problem(const Puzzle& puzzle);
+// Confirms the puzzle with the search, after replay_problem. At the first
+// solver move, and at every later one when `every_move`: for a mate, the
+// exact mate search finds the solution's move with the moves left and no
+// other move mates as fast; for a gain, the search at the stated depth
+// (first move) or at the screening depth, stated depth - 2 (later moves),
+// plays the solution's move with the default settings' win and margin.
+// `searcher` should have the extraction's table size
+// (PuzzleSettings::hash_mb): a score near a margin can depend on it. Empty
+// when confirmed, else the problem.
+std::string confirm_problem(const Puzzle& puzzle, Searcher& searcher, bool every_move = true);
+
+// One JSON object per line (docs/puzzles.md lists the fields).
+std::string puzzle_to_json(const Puzzle& puzzle);
+// Throws PuzzleError naming `origin` and the problem.
+Puzzle puzzle_from_json(std::string_view line, const std::string& origin);
+// Every puzzle of a JSON-lines text (empty lines skipped); a malformed line
+// throws PuzzleError naming `origin` and the line number.
+std::vector<Puzzle> read_puzzles(std::string_view text, const std::string& origin);
+std::vector<Puzzle> read_puzzle_file(const std::string& path);
+// Writes atomically (file_io.h).
+void write_puzzle_file(const std::string& path, const std::vector<Puzzle>& puzzles);
+
+// The shipped puzzle file: $ULTIMA_PUZZLES, else
+// configs/puzzles/puzzles.jsonl beside the program's source tree, else
+// ./configs/puzzles/puzzles.jsonl.
+std::string default_puzzle_file();
+
+}  // namespace ultima

@@ -1,0 +1,267 @@
+// Puzzles: the extractor against a brute-force count of mating moves, tags
+// of known captures, the file format and its errors, and every puzzle of the
+// shipped file replayed and confirmed by the search.
+#include "engine/play/puzzle.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "engine/play/player_spec.h"
+#include "engine/rules/rules.h"
+#include "test_util.h"
+
+namespace ultima {
+namespace {
+
+bool has_tag(const std::vector<std::string>& tags, const std::string& tag) {
+  return std::find(tags.begin(), tags.end(), tag) != tags.end();
+}
+
+Move move_of(const Position& pos, const std::string& text) { return parse_coordinate(pos, text); }
+
+// The moves that win at once, counted by trying each.
+std::vector<Move> winning_moves(Position& pos) {
+  MoveList list;
+  generate_legal(pos, list);
+  std::vector<Move> wins;
+  for (const Move& m : list)
+    if (wins_at_once(pos, m)) wins.push_back(m);
+  return wins;
+}
+
+// A mate in one is a puzzle exactly when one move mates, and then that move
+// is its solution. Positions come from seeded random placements, the
+// number of mating moves from trying every move.
+TEST(Puzzle, MateInOneIsAPuzzleOnlyWhenTheMateIsUnique) {
+  std::mt19937_64 rng(7);
+  Searcher searcher(4);
+  PuzzleSettings settings;
+  int unique_seen = 0, several_seen = 0;
+  for (int tries = 0; tries < 20000 && (unique_seen < 4 || several_seen < 4); ++tries) {
+    Position pos = test::random_placement(Rules{}, rng, 12);
+    if (game_status(pos).over()) continue;
+    const std::vector<Move> wins = winning_moves(pos);
+    if (wins.empty()) continue;
+    if (wins.size() == 1 && unique_seen >= 4) continue;
+    if (wins.size() > 1 && several_seen >= 4) continue;
+    SCOPED_TRACE(pos.fen());
+    const std::optional<Puzzle> puzzle = find_puzzle(pos, settings, searcher);
+    if (wins.size() == 1) {
+      ++unique_seen;
+      ASSERT_TRUE(puzzle.has_value()) << "a unique mate in one must be a puzzle";
+      EXPECT_EQ(puzzle->kind, PuzzleKind::kMate);
+      EXPECT_EQ(puzzle->mate_in, 1);
+      ASSERT_EQ(puzzle->solution.size(), 1u);
+      EXPECT_EQ(puzzle->solution[0], wins[0]);
+      EXPECT_EQ(replay_problem(*puzzle), "");
+      EXPECT_EQ(confirm_problem(*puzzle, searcher), "");
+    } else {
+      ++several_seen;
+      EXPECT_FALSE(puzzle.has_value()) << wins.size() << " mating moves, yet a puzzle";
+    }
+  }
+  EXPECT_GE(unique_seen, 4);
+  EXPECT_GE(several_seen, 4);
+}
+
+// One pawn move pinches the black leaper against the d5 pawn; anything else
+// loses material. With a second pawn that can pinch it too, the win no
+// longer rests on one move.
+TEST(Puzzle, DecisiveGainIsAPuzzleOnlyWhenOneMoveWinsIt) {
+  Searcher searcher(4);
+  const Position unique = Position::from_fen("7k/8/8/P1lP4/8/8/8/2P4K w 0 1");
+  const std::optional<Puzzle> puzzle = find_puzzle(unique, PuzzleSettings{}, searcher);
+  ASSERT_TRUE(puzzle.has_value());
+  EXPECT_EQ(puzzle->kind, PuzzleKind::kGain);
+  ASSERT_FALSE(puzzle->solution.empty());
+  EXPECT_EQ(puzzle->solution[0], move_of(unique, "a5b5"));
+  EXPECT_TRUE(has_tag(puzzle->tags, "pinch"));
+  EXPECT_GE(puzzle->material_cp, PuzzleSettings{}.material_cp);
+  EXPECT_EQ(puzzle->depth, PuzzleSettings{}.screen_depth + 2);
+  EXPECT_EQ(replay_problem(*puzzle), "");
+  EXPECT_EQ(confirm_problem(*puzzle, searcher), "");
+
+  const Position two_ways = Position::from_fen("7k/8/8/P1lP4/8/8/8/1PP4K w 0 1");
+  EXPECT_FALSE(find_puzzle(two_ways, PuzzleSettings{}, searcher).has_value());
+}
+
+TEST(Puzzle, PositionWithoutATacticIsNoPuzzle) {
+  Searcher searcher(4);
+  EXPECT_FALSE(find_puzzle(Position::start(), PuzzleSettings{}, searcher).has_value());
+}
+
+TEST(Puzzle, TagsNameTheCaptureModes) {
+  struct Case {
+    const char* fen;
+    const char* move;
+    const char* tag;
+  };
+  const Case cases[] = {
+      {"7k/8/8/P1pP4/8/8/8/7K w 0 1", "a5b5", "pinch"},
+      {"7k/8/8/3p4/3W4/8/8/7K w 0 1", "d4d2", "withdrawal"},
+      {"7k/8/8/8/8/p7/8/L6K w 0 1", "a1a5", "leap"},
+      {"7k/8/8/4p3/8/2C5/8/4K3 w 0 1", "c3c5", "coordination"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.fen);
+    const Position pos = Position::from_fen(c.fen);
+    const std::vector<std::string> tags = puzzle_tags(pos, {move_of(pos, c.move)});
+    EXPECT_EQ(tags, std::vector<std::string>{c.tag});
+  }
+  // A chameleon withdrawing from a withdrawer: both the piece and the mode.
+  const Position chameleon = Position::from_fen("7k/8/8/3w4/3X4/8/8/7K w 0 1");
+  EXPECT_EQ(puzzle_tags(chameleon, {move_of(chameleon, "d4d2")}),
+            (std::vector<std::string>{"chameleon", "withdrawal"}));
+  // A quiet move tags nothing.
+  const Position pos = Position::from_fen("7k/8/8/3p4/3W4/8/8/7K w 0 1");
+  EXPECT_TRUE(puzzle_tags(pos, {move_of(pos, "h1g1")}).empty());
+}
+
+TEST(Puzzle, ImmobilizerFreezingIsTagged) {
+  // The immobilizer steps next to the black withdrawer, which was free.
+  const Position pos = Position::from_fen("7k/8/8/3w4/8/8/I7/7K w 0 1");
+  const std::vector<std::string> tags = puzzle_tags(pos, {move_of(pos, "a2c4")});
+  EXPECT_TRUE(has_tag(tags, "immobilization"));
+}
+
+Puzzle sample_puzzle() {
+  Puzzle p;
+  p.id = "T1";
+  p.fen = "7k/8/8/P1pP4/8/8/8/7K w 0 1";
+  p.kind = PuzzleKind::kGain;
+  p.depth = 5;
+  p.score_cp = 420;
+  p.second_cp = 10;
+  const Position pos = Position::from_fen(p.fen);
+  p.solution = {move_of(pos, "a5b5")};
+  p.material_cp = 100;
+  p.tags = {"pinch"};
+  p.rating = "advanced";
+  p.rating_elo = 1682;
+  p.source = "hand-made";
+  return p;
+}
+
+TEST(PuzzleFile, RoundTripsThroughJson) {
+  const Puzzle p = sample_puzzle();
+  const Puzzle q = puzzle_from_json(puzzle_to_json(p), "test");
+  EXPECT_EQ(puzzle_to_json(q), puzzle_to_json(p));
+  EXPECT_EQ(q.solution, p.solution);
+  EXPECT_EQ(replay_problem(q), "");
+}
+
+TEST(PuzzleFile, ReplayFindsAWrongMaterialClaim) {
+  Puzzle p = sample_puzzle();
+  p.material_cp = 300;
+  EXPECT_NE(replay_problem(p).find("material"), std::string::npos) << replay_problem(p);
+}
+
+TEST(PuzzleFile, MalformedLinesAreRefusedWithTheLineNamed) {
+  const std::string good = puzzle_to_json(sample_puzzle());
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string s = good;
+    const auto at = s.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return s.replace(at, from.size(), to);
+  };
+  const std::map<std::string, std::string> bad = {
+      {"{not json", "not JSON"},
+      {"[1,2]", "not a JSON object"},
+      {with("\"kind\":\"gain\"", "\"kind\":\"puzzle\""), "kind"},
+      {with("\"a5b5\"", "\"a5b6\""), "solution move 1"},
+      {with("\"pinch\"", "\"fork\""), "unknown tag"},
+      {with("\"fen\":\"7k", "\"fen\":\"9k"), "bad FEN"},
+      {with("\"rules\":\"abbott1963\"", "\"rules\":\"nosuch\""), "bad rules"},
+      {with("\"rating_elo\":1682", "\"rating_elo\":\"high\""), "rating_elo"},
+      {with("\"depth\":5,", ""), "depth"},
+  };
+  for (const auto& [line, problem] : bad) {
+    SCOPED_TRACE(line);
+    const std::string text = good + "\n\n" + line + "\n" + good + "\n";
+    try {
+      read_puzzles(text, "f.jsonl");
+      ADD_FAILURE() << "accepted";
+    } catch (const PuzzleError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("f.jsonl line 3"), std::string::npos) << what;
+      EXPECT_NE(what.find(problem), std::string::npos) << what;
+    }
+  }
+  EXPECT_EQ(read_puzzles(good + "\n" + good + "\n", "f.jsonl").size(), 2u);
+}
+
+// Sanitizer builds run the search several times slower: there the search
+// confirms a seeded sample of the shipped puzzles, elsewhere all of them.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+#else
+constexpr bool kSanitized = false;
+#endif
+
+const std::vector<Puzzle>& shipped_puzzles() {
+  static const std::vector<Puzzle> puzzles = read_puzzle_file(default_puzzle_file());
+  return puzzles;
+}
+
+// The shipped file: every puzzle replays legally and ends in mate or with
+// the material it states, its tags are those of its line, its rating a
+// level (or none), no two come from one position, and
+// the kinds, tags and ratings are varied.
+TEST(ShippedPuzzles, EveryPuzzleReplaysAndWins) {
+  const std::vector<Puzzle>& puzzles = shipped_puzzles();
+  ASSERT_GE(puzzles.size(), 1200u);
+  std::map<std::string, int> elo_of = {{"none", 0}};
+  for (const Level& l : load_levels()) elo_of[l.name] = l.has_elo ? l.elo : 0;
+  std::set<std::string> ids, keys, tags, ratings;
+  std::set<PuzzleKind> kinds;
+  for (const Puzzle& p : puzzles) {
+    SCOPED_TRACE(p.id);
+    EXPECT_TRUE(ids.insert(p.id).second) << "id used twice";
+    EXPECT_TRUE(keys.insert(puzzle_position_key(p.fen)).second) << "a second puzzle from one position";
+    EXPECT_EQ(replay_problem(p), "");
+    EXPECT_EQ(p.tags, puzzle_tags(Position::from_fen(p.fen, p.rules), p.solution));
+    // The Elo is the level's when the file was made; a ladder run may since
+    // have measured it again.
+    ASSERT_TRUE(elo_of.count(p.rating)) << "rating '" << p.rating << "' is not a level";
+    EXPECT_EQ(p.rating_elo == 0, elo_of[p.rating] == 0);
+    EXPECT_EQ(p.rules, Rules{});
+    tags.insert(p.tags.begin(), p.tags.end());
+    ratings.insert(p.rating);
+    kinds.insert(p.kind);
+  }
+  EXPECT_EQ(kinds.size(), 2u);
+  EXPECT_GE(tags.size(), 8u);
+  EXPECT_GE(ratings.size(), 4u);
+}
+
+// The search confirms every puzzle (`confirm_problem`: the exact mate
+// search at every solver turn, the gain's depth for its first move).
+TEST(ShippedPuzzles, TheSearchConfirmsEveryPuzzle) {
+  const std::vector<Puzzle>& puzzles = shipped_puzzles();
+  std::vector<std::size_t> order(puzzles.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  if (kSanitized) {
+    std::mt19937_64 rng(2026);
+    std::shuffle(order.begin(), order.end(), rng);
+    order.resize(std::min<std::size_t>(order.size(), 150));
+  }
+  // The table size of the extraction: a search's answer near a margin can
+  // depend on it.
+  Searcher searcher(PuzzleSettings{}.hash_mb);
+  for (std::size_t i : order) EXPECT_EQ(confirm_problem(puzzles[i], searcher), "") << puzzles[i].id;
+}
+
+}  // namespace
+}  // namespace ultima
