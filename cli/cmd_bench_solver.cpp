@@ -79,7 +79,7 @@ void bench_solver(const BenchSolver& o) {
   int moves = 1;
   for (const std::vector<Position>* suite : {&in_one, &in_two}) {
     int proven = 0, exact = 0;
-    double proof_seconds = 0;
+    double proof_seconds = 0, proof_playouts = 0, proof_evaluations = 0;
     for (const Position& pos : *suite) {
       MctsConfig config;
       config.mate_scan = o.mate_scan;
@@ -97,11 +97,15 @@ void bench_solver(const BenchSolver& o) {
         ++proven;
         exact += r.mate == moves;
         proof_seconds += r.seconds;
+        proof_playouts += static_cast<double>(r.playouts);
+        proof_evaluations += static_cast<double>(r.evaluations);
       }
     }
-    std::printf("mate in %d  %3d/%zu proven wins (%.1f%%), %d of them mate in %d  mean time to proof %.1f ms\n", moves,
-                proven, suite->size(), suite->empty() ? 0.0 : 100.0 * proven / suite->size(), exact, moves,
-                proven ? 1000 * proof_seconds / proven : 0.0);
+    const double n = proven ? proven : 1;
+    std::printf("mate in %d  %3d/%zu proven wins (%.1f%%), %d of them mate in %d  mean to proof: %.1f ms, %.0f "
+                "playouts, %.0f evaluations\n",
+                moves, proven, suite->size(), suite->empty() ? 0.0 : 100.0 * proven / suite->size(), exact, moves,
+                1000 * proof_seconds / n, proof_playouts / n, proof_evaluations / n);
     ++moves;
   }
 }

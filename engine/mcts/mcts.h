@@ -206,6 +206,11 @@ class Mcts {
   std::uint64_t root_visits() const;
   std::size_t tree_nodes() const { return tree_nodes_; }
 
+ public:
+  // The mate scan's finds (mcts.cpp); internal.
+  struct Refutation;
+  struct Scan;
+
  private:
   struct Run;
   struct Leaf;
@@ -220,6 +225,10 @@ class Mcts {
   void back_up(Run& run, Worker& worker);
   void back_up_value(mcts::Node* leaf, double value, double draw, int depth, Run& run);
   void expand(mcts::Node& node, std::vector<mcts::Edge>& edges, const EvalOutput& out);
+  // The mate scan's proofs put into the tree: a move's node with the
+  // opponent's win at once below it; the root's mate in two.
+  void add_refutation(mcts::Node& node, const Refutation& refutation);
+  void add_key(mcts::Node& root, const Scan& scan);
   void restrict_root(const Run& run);
   void after_root_expanded(Run& run);
   void apply_root_noise(std::mt19937_64& rng);
