@@ -27,9 +27,8 @@ struct BenchSolver {
   // searches on any machine and under any load.
   std::uint64_t playouts = 0;
   bool mate_scan = false;
-  // The root is expanded by a first playout without the mate scan, so that
-  // the scan's check of every root move for a mate in two is skipped and
-  // the tree has to find the key move.
+  // MctsConfig::mate_scan_root off: the tree has to find the key move of a
+  // mate in two (and the move of a mate in one).
   bool tree_only = false;
   std::string net;  // network settings; empty: the material evaluator
 };
@@ -79,7 +78,7 @@ void bench_solver(const BenchSolver& o) {
   std::printf("bench solver: %zu mates in one, %zu in two from random play (%.1f s to find); mcts with %s, %s "
               "each, mate scan %s%s\n",
               in_one.size(), in_two.size(), finding, evaluator->name().c_str(), budget.c_str(),
-              o.mate_scan ? "on" : "off", o.tree_only ? ", root expanded without it" : "");
+              o.mate_scan ? "on" : "off", o.tree_only ? ", no root check for a mate in two" : "");
   int moves = 1;
   for (const std::vector<Position>* suite : {&in_one, &in_two}) {
     int proven = 0, exact = 0;
@@ -87,17 +86,9 @@ void bench_solver(const BenchSolver& o) {
     for (const Position& pos : *suite) {
       MctsConfig config;
       config.mate_scan = o.mate_scan;
+      config.mate_scan_root = !o.tree_only;
       Mcts mcts(evaluator, config);
       mcts.set_position(pos);
-      if (o.tree_only) {
-        MctsConfig plain = config;
-        plain.mate_scan = false;
-        mcts.set_config(plain);
-        MctsLimits one;
-        one.playouts = 1;
-        mcts.search(one);
-        mcts.set_config(config);
-      }
       MctsLimits limits;
       if (o.playouts)
         limits.playouts = o.playouts;
@@ -135,8 +126,8 @@ void add_bench_solver_command(CLI::App& bench) {
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
   cmd->add_flag("--mate-scan", o->mate_scan, "check every expanded position for a win at once");
   cmd->add_flag("--tree-only", o->tree_only,
-                "expand the root before the search without the mate scan, so that the tree has to find a mate in two "
-                "(the scan checks every root move for one when it expands the root)");
+                "with --mate-scan: no check of every root move for a mate in two (mate_scan_root=false); the tree "
+                "has to find it");
   cmd->add_option("--net", o->net, "network settings (weights=FILE); default: the material evaluator");
   cmd->callback([o] { bench_solver(*o); });
 }

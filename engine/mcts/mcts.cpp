@@ -174,6 +174,19 @@ void find_key(Position& pos, const MoveList& moves, Mcts::Scan& scan) {
   }
 }
 
+// The mate scan of a position not finished, with its legal moves: a win at
+// once, else every move refuted, else (at the root, with `key`) a mate in two.
+void scan_position(Position& pos, const MoveList& moves, bool at_root, bool key, Mcts::Scan& scan) {
+  scan.clear();
+  const int win = winning_move(pos, moves);
+  if (win >= 0) {
+    scan.win = moves[win];
+    return;
+  }
+  scan.lost = every_move_refuted(pos, moves, at_root, scan.refutations);
+  if (at_root && key && !scan.lost) find_key(pos, moves, scan);
+}
+
 }  // namespace
 
 Mcts::Mcts(std::shared_ptr<Evaluator> evaluator, MctsConfig config)
@@ -274,6 +287,9 @@ MctsResult Mcts::search(const MctsLimits& limits, const MctsInfoCallback& on_inf
   root_restricted_ = !limits.root_moves.empty();
   restore_root_priors();
   run.root_visits_at_start = root_->visits;
+  // A root kept from the last search was scanned, if at all, as a node
+  // below the root: it is checked as a root now.
+  if (config_.mate_scan && root_->state == Node::State::kExpanded && !root_->proven()) scan_reused_root();
   if (root_->state == Node::State::kExpanded) after_root_expanded(run);
 
   std::vector<std::thread> helpers;
@@ -495,14 +511,7 @@ void Mcts::evaluate_batch(Worker& worker) {
     Scan& scan = worker.scans[scanned++];
     scan.clear();
     const bool at_root = leaf.moves.empty();
-    if (config_.mate_scan) {
-      const int win = winning_move(pos, moves);
-      if (win >= 0)
-        scan.win = moves[win];
-      else
-        scan.lost = every_move_refuted(pos, moves, at_root, scan.refutations);
-      if (at_root && win < 0 && !scan.lost) find_key(pos, moves, scan);
-    }
+    if (config_.mate_scan) scan_position(pos, moves, at_root, config_.mate_scan_root, scan);
     // A position below the root that the scan proves is never searched
     // below: its priors would serve nothing, and the evaluator, a network's
     // forward pass, is the search's dearest part. Refuting every defence of
@@ -573,37 +582,13 @@ void Mcts::back_up(Run& run, Worker& worker) {
     const EvalOutput& out = output >= 0 ? worker.outputs[output] : scan.lost ? kScanLost : kScanWon;
     expand(node, worker.edges[expanded], out);
     if (&node == root_.get()) restrict_root(run);
-    const Move win = scan.win;
     ++expanded;
     evaluated += output >= 0;
-    const bool win_kept = !win.is_null() && std::any_of(node.edges.begin(), node.edges.end(),
-                                                        [&](const mcts::Edge& e) { return e.move() == win; });
-    if (win_kept) {
-      // The mate scan's find: the finished game below, as if searched, and
-      // the node proven from it (the side to move there wins in one).
-      const auto edge = std::find_if(node.edges.begin(), node.edges.end(),
-                                     [&](const mcts::Edge& e) { return e.move() == win; });
-      Node& won = *node.add_child(static_cast<int>(edge - node.edges.begin()));
-      ++tree_nodes_;
-      won.state = Node::State::kTerminal;
-      won.proof = mcts::proof_of_result(-1);
-      won.end_plies = 0;
-      mcts::propagate_proofs(&node);
-      back_up_value(&node, mcts::proof_value(node.proof), 0, depth, run);
-    } else if (scan.lost) {
-      // Every move allows a win at once: lost in two plies for the side to
-      // move, the refuted moves below it as if searched.
-      for (const Refutation& r : scan.refutations) add_refutation(node, r);
-      if (!node.proven()) {
-        node.proof = Proof::kWin;
-        node.end_plies = 2;
-      }
-      mcts::propagate_proofs(node.parent);
-      back_up_value(&node, 1, 0, depth, run);
-    } else {
-      if (!scan.key.is_null()) add_key(node, scan);
+    apply_scan(node, scan);
+    if (node.proven())
+      back_up_value(&node, mcts::proof_value(node.proof), node.proof == Proof::kDraw ? 1 : 0, depth, run);
+    else
       back_up_value(&node, node.eval_value, out.draw, depth, run);
-    }
     if (&node == root_.get()) after_root_expanded(run);
   }
   if (evaluated) {
@@ -637,6 +622,43 @@ void Mcts::expand(Node& node, std::vector<mcts::Edge>& edges, const EvalOutput& 
   node.edges.swap(edges);
   node.eval_value = -(out.win - out.loss);
   node.state = Node::State::kExpanded;
+}
+
+void Mcts::apply_scan(Node& node, const Scan& scan) {
+  if (!scan.win.is_null()) {
+    // The finished game below, as if searched, and the node proven from it
+    // (the side to move there wins in one).
+    const auto edge =
+        std::find_if(node.edges.begin(), node.edges.end(), [&](const mcts::Edge& e) { return e.move() == scan.win; });
+    const int e = static_cast<int>(edge - node.edges.begin());
+    if (edge == node.edges.end() || node.child(e)) return;  // a move left out of a restricted root
+    Node& won = *node.add_child(e);
+    ++tree_nodes_;
+    won.state = Node::State::kTerminal;
+    won.proof = mcts::proof_of_result(-1);
+    won.end_plies = 0;
+    mcts::propagate_proofs(&node);
+  } else if (scan.lost) {
+    // Every move allows a win at once: lost in two plies for the side to
+    // move, the refuted moves below it as if searched.
+    for (const Refutation& r : scan.refutations) add_refutation(node, r);
+    if (!node.proven()) {
+      node.proof = Proof::kWin;
+      node.end_plies = 2;
+    }
+    mcts::propagate_proofs(node.parent);
+  } else if (!scan.key.is_null()) {
+    add_key(node, scan);
+  }
+}
+
+void Mcts::scan_reused_root() {
+  Position pos = root_position_;
+  MoveList moves;
+  generate_legal(pos, moves);
+  Scan scan;
+  scan_position(pos, moves, true, config_.mate_scan_root, scan);
+  apply_scan(*root_, scan);
 }
 
 void Mcts::add_refutation(Node& node, const Refutation& refutation) {

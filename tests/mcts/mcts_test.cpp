@@ -415,20 +415,20 @@ TEST(MateScan, ProvesGeneratedMatesInTwoWhateverThePriors) {
   }
 }
 
-// The scan's proofs below the root. A root expanded before (here by a
-// search without the scan) is not checked for a mate in two again; the tree
-// finds it: the key move's node is proven at its first visit, every reply
-// allowing a mate in one, and never evaluated. With uniform priors the
-// search without the scan has to find the mate after each reply by search.
+// The scan's proofs below the root: without the root's check for a mate in
+// two (mate_scan_root off) the tree finds it, the key move's node proven at
+// its first visit (every reply allows a mate in one) and never evaluated.
+// With uniform priors the search without the scan has to find the mate
+// after each reply by search, an evaluation or more per reply.
 TEST(MateScan, ProvesAMateInTwoBelowTheRoot) {
   const Position start = fen_position("4k1l1/4l3/P7/8/5Kc1/P7/1pW5/8 b 0 1");
   std::uint64_t evaluations[2] = {};
   for (const bool on : {false, true}) {
     SCOPED_TRACE(on);
-    Mcts mcts(std::make_shared<KeyedEvaluator>(), mate_scan_config(false));
+    MctsConfig config = mate_scan_config(on);
+    config.mate_scan_root = false;
+    Mcts mcts(std::make_shared<KeyedEvaluator>(), config);
     mcts.set_position(start);
-    ASSERT_EQ(mcts.search(playouts(1)).mate, 0);
-    mcts.set_config(mate_scan_config(on));
     const MctsResult r = mcts.search(playouts(5000));
     evaluations[on] = r.evaluations;
     if (!on) continue;
@@ -444,9 +444,20 @@ TEST(MateScan, ProvesAMateInTwoBelowTheRoot) {
       pos.unmake();
     }
   }
-  std::printf("evaluations to the proof: %llu with the scan, %llu without\n",
-              static_cast<unsigned long long>(evaluations[1]), static_cast<unsigned long long>(evaluations[0]));
   EXPECT_LT(evaluations[1], evaluations[0]);
+}
+
+// A root kept from an earlier search (here one without the scan) is checked
+// as a root when the next search starts: proven before any playout.
+TEST(MateScan, ChecksAKeptRootForAMateInTwo) {
+  Mcts mcts(std::make_shared<KeyedEvaluator>(), mate_scan_config(false));
+  mcts.set_position(fen_position("4k1l1/4l3/P7/8/5Kc1/P7/1pW5/8 b 0 1"));
+  ASSERT_EQ(mcts.search(playouts(1)).mate, 0);
+  mcts.set_config(mate_scan_config(true));
+  const MctsResult r = mcts.search(playouts(5000));
+  EXPECT_EQ(r.mate, 2);
+  EXPECT_EQ(r.evaluations, 0u);
+  EXPECT_EQ(r.pv.size(), 3u);
 }
 
 TEST(MateScan, IsAPlayerSetting) {
