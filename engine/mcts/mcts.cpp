@@ -133,10 +133,11 @@ bool every_move_refuted(Position& pos, const MoveList& moves, bool all, std::vec
   for (int i = 0; i < moves.size(); ++i) {
     pos.make(moves[i]);
     answers.clear();
-    // A move that ends the game in a draw (no legal answer, bare kings,
-    // repetition, the 100-ply rule) is not refuted.
+    // A move that ends the game (no legal answer, the opponent's king taken,
+    // bare kings, repetition, the 100-ply rule) is not refuted.
     int win = -1;
-    if (!pos.bare_kings() && pos.repetition_count() < 3 && pos.halfmove_clock() < 100) {
+    if (pos.king_square(pos.side_to_move()) != kNoSquare && !pos.bare_kings() && pos.repetition_count() < 3 &&
+        pos.halfmove_clock() < 100) {
       generate_legal(pos, answers);
       win = winning_move(pos, answers);
     }
@@ -151,8 +152,9 @@ bool every_move_refuted(Position& pos, const MoveList& moves, bool all, std::vec
 }
 
 // A root move after which every reply allows a win at once: a mate in two.
-// Tries each root move as every_move_refuted tries each reply; without a
-// threat behind it, a move costs two move generations and one scan.
+// Tries each root move as every_move_refuted tries each reply (a reply that
+// wins at once itself is not refuted); without a threat behind it, a move
+// costs two move generations and one scan.
 void find_key(Position& pos, const MoveList& moves, Mcts::Scan& scan) {
   MoveList replies;
   std::vector<Mcts::Refutation> refutations;
@@ -162,7 +164,7 @@ void find_key(Position& pos, const MoveList& moves, Mcts::Scan& scan) {
     if (!pos.bare_kings() && pos.repetition_count() < 3 && pos.halfmove_clock() < 100) {
       replies.clear();
       generate_legal(pos, replies);
-      found = !replies.empty() && winning_move(pos, replies) < 0 && every_move_refuted(pos, replies, false, refutations);
+      found = every_move_refuted(pos, replies, false, refutations);
     }
     if (found) {
       scan.key = m;
