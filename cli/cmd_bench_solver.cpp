@@ -27,6 +27,9 @@ struct BenchSolver {
   // searches on any machine and under any load.
   std::uint64_t playouts = 0;
   bool mate_scan = false;
+  // MctsConfig::mate_scan_root off: the tree has to find the key move of a
+  // mate in two (and the move of a mate in one).
+  bool tree_only = false;
   std::string net;  // network settings; empty: the material evaluator
 };
 
@@ -73,16 +76,17 @@ void bench_solver(const BenchSolver& o) {
   const std::string budget = o.playouts ? std::to_string(o.playouts) + " playouts"
                                          : std::to_string(o.movetime_ms) + " ms";
   std::printf("bench solver: %zu mates in one, %zu in two from random play (%.1f s to find); mcts with %s, %s "
-              "each, mate scan %s\n",
+              "each, mate scan %s%s\n",
               in_one.size(), in_two.size(), finding, evaluator->name().c_str(), budget.c_str(),
-              o.mate_scan ? "on" : "off");
+              o.mate_scan ? "on" : "off", o.tree_only ? ", no root check for a mate in two" : "");
   int moves = 1;
   for (const std::vector<Position>* suite : {&in_one, &in_two}) {
     int proven = 0, exact = 0;
-    double proof_seconds = 0;
+    double proof_seconds = 0, proof_playouts = 0, proof_evaluations = 0;
     for (const Position& pos : *suite) {
       MctsConfig config;
       config.mate_scan = o.mate_scan;
+      config.mate_scan_root = !o.tree_only;
       Mcts mcts(evaluator, config);
       mcts.set_position(pos);
       MctsLimits limits;
@@ -97,11 +101,15 @@ void bench_solver(const BenchSolver& o) {
         ++proven;
         exact += r.mate == moves;
         proof_seconds += r.seconds;
+        proof_playouts += static_cast<double>(r.playouts);
+        proof_evaluations += static_cast<double>(r.evaluations);
       }
     }
-    std::printf("mate in %d  %3d/%zu proven wins (%.1f%%), %d of them mate in %d  mean time to proof %.1f ms\n", moves,
-                proven, suite->size(), suite->empty() ? 0.0 : 100.0 * proven / suite->size(), exact, moves,
-                proven ? 1000 * proof_seconds / proven : 0.0);
+    const double n = proven ? proven : 1;
+    std::printf("mate in %d  %3d/%zu proven wins (%.1f%%), %d of them mate in %d  mean to proof: %.1f ms, %.0f "
+                "playouts, %.0f evaluations\n",
+                moves, proven, suite->size(), suite->empty() ? 0.0 : 100.0 * proven / suite->size(), exact, moves,
+                1000 * proof_seconds / n, proof_playouts / n, proof_evaluations / n);
     ++moves;
   }
 }
@@ -117,6 +125,9 @@ void add_bench_solver_command(CLI::App& bench) {
   cmd->add_option("--playouts", o->playouts, "playouts per position instead of --movetime (the same on any machine)")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
   cmd->add_flag("--mate-scan", o->mate_scan, "check every expanded position for a win at once");
+  cmd->add_flag("--tree-only", o->tree_only,
+                "with --mate-scan: no check of every root move for a mate in two (mate_scan_root=false); the tree "
+                "has to find it");
   cmd->add_option("--net", o->net, "network settings (weights=FILE); default: the material evaluator");
   cmd->callback([o] { bench_solver(*o); });
 }

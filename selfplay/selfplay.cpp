@@ -84,6 +84,10 @@ SelfPlayGame play_selfplay_game(const SelfPlayConfig& config, std::shared_ptr<Ev
   mcts_config.gumbel_rescale_q = config.gumbel_rescale_q;
   mcts_config.gumbel_c_scale = config.gumbel_c_scale;
   mcts_config.mate_scan = config.mate_scan;
+  // The root's check of every move for a mate in two costs a few hundred
+  // scans, more than a search of a few dozen playouts: self-play leaves
+  // such mates to the tree.
+  mcts_config.mate_scan_root = false;
   mcts_config.info_interval_ms = 1 << 30;
   Mcts mcts(std::move(evaluator), mcts_config);
 

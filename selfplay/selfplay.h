@@ -76,7 +76,8 @@ struct SelfPlayConfig {
   // logits, (c_visit + max visits) * c_scale * Q.
   float gumbel_c_scale = 1.0f;
   // MctsConfig::mate_scan: a move that wins at once is found in every
-  // position the search expands, and moves that allow one are proven lost.
+  // position the search expands, and moves that allow one are proven lost
+  // (without MctsConfig::mate_scan_root's check of the root for a mate in two).
   bool mate_scan = true;
   // Resignation: when the side to move's search value (win - loss) stays
   // below -resign_threshold for resign_consecutive of its own moves

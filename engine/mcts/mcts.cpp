@@ -36,6 +36,36 @@ struct Mcts::Leaf {
   int result = 0;         // then +1 won, 0 drawn, -1 lost for the side to move there
 };
 
+// A move of the side to move and the opponent's answer to it that wins at
+// once, with every answer (uniform priors) so that the reply's node can
+// hold the finished game below it.
+struct Mcts::Refutation {
+  Move reply;
+  std::vector<mcts::Edge> answers;
+  int win = -1;  // index in answers
+};
+
+// What the mate scan found in a leaf's position (MctsConfig::mate_scan).
+struct Mcts::Scan {
+  Move win;  // a move that wins at once (null: none)
+  // Without one: every move allows the opponent a win at once. The
+  // refutations of all moves at the root, of the first elsewhere (the PV).
+  bool lost = false;
+  std::vector<Refutation> refutations;
+  // At the root, neither: a move after which every reply allows a win at
+  // once (a mate in two), with the replies and the first one's refutation.
+  Move key;
+  std::vector<mcts::Edge> key_replies;
+  Refutation key_refutation;
+
+  void clear() {
+    win = key = Move{};
+    lost = false;
+    refutations.clear();
+    key_replies.clear();
+  }
+};
+
 // A search thread's batch and its reusable buffers.
 struct Mcts::Worker {
   std::vector<Leaf> leaves;  // the first `count` are the batch
@@ -47,8 +77,12 @@ struct Mcts::Worker {
   std::vector<MoveList> move_lists;
   std::vector<EvalInput> inputs;
   std::vector<EvalOutput> outputs;
-  std::vector<std::vector<mcts::Edge>> edges;  // per evaluated leaf, as outputs
-  std::vector<Move> wins;  // per evaluated leaf: the mate scan's move that wins at once (null: none)
+  // Per leaf not finished, in batch order: its edges, what the mate scan
+  // found, and its index in outputs (-1: the scan proved it, and the
+  // evaluator was not asked).
+  std::vector<std::vector<mcts::Edge>> edges;
+  std::vector<Scan> scans;
+  std::vector<int> output_of;
 
   explicit Worker(int batch) : leaves(batch + 1), positions(batch), move_lists(batch), edges(batch) {}
 };
@@ -72,6 +106,87 @@ void prepare_edges(const MoveList& moves, const EvalOutput& out, float policy_te
   }
   for (mcts::Edge& e : edges) e.prior = sum > 0 ? static_cast<float>(e.prior / sum) : 1.0f / n;
   std::stable_sort(edges.begin(), edges.end(), [](const mcts::Edge& a, const mcts::Edge& b) { return a.prior > b.prior; });
+}
+
+std::vector<mcts::Edge> uniform_edges(const MoveList& moves) {
+  std::vector<mcts::Edge> edges;
+  edges.reserve(moves.size());
+  for (const Move& m : moves) edges.emplace_back(m, 1.0f / static_cast<float>(moves.size()));
+  return edges;
+}
+
+// The index of a move that wins at once for the side to move; -1: none.
+int winning_move(Position& pos, const MoveList& moves) {
+  for (int i = 0; i < moves.size(); ++i)
+    if (wins_at_once(pos, moves[i])) return i;
+  return -1;
+}
+
+// Whether every move of the side to move (which has no win at once) allows
+// the opponent a win at once; refutations then gets the first move's
+// refutation, or every move's with `all`. Gives up at the first move that
+// allows none, which in most positions is the first move tried.
+bool every_move_refuted(Position& pos, const MoveList& moves, bool all, std::vector<Mcts::Refutation>& refutations) {
+  refutations.clear();
+  if (moves.empty()) return false;
+  MoveList answers;
+  for (int i = 0; i < moves.size(); ++i) {
+    pos.make(moves[i]);
+    answers.clear();
+    // A move that ends the game (no legal answer, the opponent's king taken,
+    // bare kings, repetition, the 100-ply rule) is not refuted.
+    int win = -1;
+    if (pos.king_square(pos.side_to_move()) != kNoSquare && !pos.bare_kings() && pos.repetition_count() < 3 &&
+        pos.halfmove_clock() < 100) {
+      generate_legal(pos, answers);
+      win = winning_move(pos, answers);
+    }
+    if (win >= 0 && (all || i == 0)) refutations.push_back({moves[i], uniform_edges(answers), win});
+    pos.unmake();
+    if (win < 0) {
+      refutations.clear();
+      return false;
+    }
+  }
+  return true;
+}
+
+// A root move after which every reply allows a win at once: a mate in two.
+// Tries each root move as every_move_refuted tries each reply (a reply that
+// wins at once itself is not refuted); without a threat behind it, a move
+// costs two move generations and one scan.
+void find_key(Position& pos, const MoveList& moves, Mcts::Scan& scan) {
+  MoveList replies;
+  std::vector<Mcts::Refutation> refutations;
+  for (const Move& m : moves) {
+    pos.make(m);
+    bool found = false;
+    if (!pos.bare_kings() && pos.repetition_count() < 3 && pos.halfmove_clock() < 100) {
+      replies.clear();
+      generate_legal(pos, replies);
+      found = every_move_refuted(pos, replies, false, refutations);
+    }
+    if (found) {
+      scan.key = m;
+      scan.key_replies = uniform_edges(replies);
+      scan.key_refutation = std::move(refutations.front());
+    }
+    pos.unmake();
+    if (found) return;
+  }
+}
+
+// The mate scan of a position not finished, with its legal moves: a win at
+// once, else every move refuted, else (at the root, with `key`) a mate in two.
+void scan_position(Position& pos, const MoveList& moves, bool at_root, bool key, Mcts::Scan& scan) {
+  scan.clear();
+  const int win = winning_move(pos, moves);
+  if (win >= 0) {
+    scan.win = moves[win];
+    return;
+  }
+  scan.lost = every_move_refuted(pos, moves, at_root, scan.refutations);
+  if (at_root && key && !scan.lost) find_key(pos, moves, scan);
 }
 
 }  // namespace
@@ -174,6 +289,9 @@ MctsResult Mcts::search(const MctsLimits& limits, const MctsInfoCallback& on_inf
   root_restricted_ = !limits.root_moves.empty();
   restore_root_priors();
   run.root_visits_at_start = root_->visits;
+  // A root kept from the last search was scanned, if at all, as a node
+  // below the root: it is checked as a root now.
+  if (config_.mate_scan && root_->state == Node::State::kExpanded && !root_->proven()) scan_reused_root();
   if (root_->state == Node::State::kExpanded) after_root_expanded(run);
 
   std::vector<std::thread> helpers;
@@ -374,7 +492,8 @@ int Mcts::puct_edge(const Node& node) const {
 
 void Mcts::evaluate_batch(Worker& worker) {
   worker.inputs.clear();
-  worker.wins.clear();
+  worker.output_of.clear();
+  std::size_t scanned = 0;
   for (int i = 0; i < worker.count; ++i) {
     Leaf& leaf = worker.leaves[i];
     Position& pos = worker.positions[i];
@@ -390,15 +509,26 @@ void Mcts::evaluate_batch(Worker& worker) {
     MoveList& moves = worker.move_lists[i];
     moves.clear();
     generate_legal(pos, moves);
-    Move win;
-    if (config_.mate_scan)
-      for (const Move& m : moves)
-        if (wins_at_once(pos, m)) {
-          win = m;
-          break;
-        }
-    worker.wins.push_back(win);
+    if (worker.scans.size() <= scanned) worker.scans.resize(scanned + 1);
+    Scan& scan = worker.scans[scanned++];
+    scan.clear();
+    const bool at_root = leaf.moves.empty();
+    if (config_.mate_scan) scan_position(pos, moves, at_root, config_.mate_scan_root, scan);
+    // A position below the root that the scan proves is never searched
+    // below: its priors would serve nothing, and the evaluator, a network's
+    // forward pass, is the search's dearest part. Refuting every defence of
+    // a mate in two costs move generation alone.
+    if ((!scan.win.is_null() || scan.lost) && !at_root) {
+      worker.output_of.push_back(-1);
+      continue;
+    }
+    worker.output_of.push_back(static_cast<int>(worker.inputs.size()));
     worker.inputs.push_back({&pos, &moves});
+  }
+  for (std::size_t j = 0, i = 0; j < worker.output_of.size(); ++i) {
+    if (worker.leaves[i].finished) continue;
+    if (worker.output_of[j] < 0) worker.edges[j] = uniform_edges(worker.move_lists[i]);
+    ++j;
   }
   if (worker.inputs.empty()) return;
   worker.outputs.resize(worker.inputs.size());
@@ -409,18 +539,20 @@ void Mcts::evaluate_batch(Worker& worker) {
     out.moves_left = -1;
   }
   evaluator_->evaluate(worker.inputs, worker.outputs);
-  for (std::size_t i = 0; i < worker.inputs.size(); ++i) {
+  for (std::size_t j = 0; j < worker.output_of.size(); ++j) {
+    const int i = worker.output_of[j];
+    if (i < 0) continue;
     const MoveList& moves = *worker.inputs[i].moves;
     if (worker.outputs[i].policy.size() != static_cast<std::size_t>(moves.size()))
       throw std::runtime_error("evaluator '" + evaluator_->name() + "' gave " +
                                std::to_string(worker.outputs[i].policy.size()) + " priors for " +
                                std::to_string(moves.size()) + " moves");
-    prepare_edges(moves, worker.outputs[i], config_.policy_temperature, worker.edges[i]);
+    prepare_edges(moves, worker.outputs[i], config_.policy_temperature, worker.edges[j]);
   }
 }
 
 void Mcts::back_up(Run& run, Worker& worker) {
-  std::size_t evaluated = 0;
+  std::size_t expanded = 0, evaluated = 0;
   for (int i = 0; i < worker.count; ++i) {
     Leaf& leaf = worker.leaves[i];
     Node& node = *leaf.node;
@@ -433,28 +565,32 @@ void Mcts::back_up(Run& run, Worker& worker) {
       mcts::propagate_proofs(node.parent);
       continue;
     }
-    const EvalOutput& out = worker.outputs[evaluated];
-    expand(node, worker.edges[evaluated], out);
+    // A position the mate scan proved without the evaluator: won or lost
+    // for its side to move.
+    static const EvalOutput kScanWon = [] {
+      EvalOutput won;
+      won.win = 1;
+      won.draw = won.loss = 0;
+      return won;
+    }();
+    static const EvalOutput kScanLost = [] {
+      EvalOutput lost;
+      lost.loss = 1;
+      lost.draw = lost.win = 0;
+      return lost;
+    }();
+    const Scan& scan = worker.scans[expanded];
+    const int output = worker.output_of[expanded];
+    const EvalOutput& out = output >= 0 ? worker.outputs[output] : scan.lost ? kScanLost : kScanWon;
+    expand(node, worker.edges[expanded], out);
     if (&node == root_.get()) restrict_root(run);
-    const Move win = worker.wins[evaluated];
-    ++evaluated;
-    const bool win_kept = !win.is_null() && std::any_of(node.edges.begin(), node.edges.end(),
-                                                        [&](const mcts::Edge& e) { return e.move() == win; });
-    if (win_kept) {
-      // The mate scan's find: the finished game below, as if searched, and
-      // the node proven from it (the side to move there wins in one).
-      const auto edge = std::find_if(node.edges.begin(), node.edges.end(),
-                                     [&](const mcts::Edge& e) { return e.move() == win; });
-      Node& won = *node.add_child(static_cast<int>(edge - node.edges.begin()));
-      ++tree_nodes_;
-      won.state = Node::State::kTerminal;
-      won.proof = mcts::proof_of_result(-1);
-      won.end_plies = 0;
-      mcts::propagate_proofs(&node);
-      back_up_value(&node, mcts::proof_value(node.proof), 0, depth, run);
-    } else {
+    ++expanded;
+    evaluated += output >= 0;
+    apply_scan(node, scan);
+    if (node.proven())
+      back_up_value(&node, mcts::proof_value(node.proof), node.proof == Proof::kDraw ? 1 : 0, depth, run);
+    else
       back_up_value(&node, node.eval_value, out.draw, depth, run);
-    }
     if (&node == root_.get()) after_root_expanded(run);
   }
   if (evaluated) {
@@ -488,6 +624,76 @@ void Mcts::expand(Node& node, std::vector<mcts::Edge>& edges, const EvalOutput& 
   node.edges.swap(edges);
   node.eval_value = -(out.win - out.loss);
   node.state = Node::State::kExpanded;
+}
+
+void Mcts::apply_scan(Node& node, const Scan& scan) {
+  if (!scan.win.is_null()) {
+    // The finished game below, as if searched, and the node proven from it
+    // (the side to move there wins in one).
+    const auto edge =
+        std::find_if(node.edges.begin(), node.edges.end(), [&](const mcts::Edge& e) { return e.move() == scan.win; });
+    const int e = static_cast<int>(edge - node.edges.begin());
+    if (edge == node.edges.end() || node.child(e)) return;  // a move left out of a restricted root
+    Node& won = *node.add_child(e);
+    ++tree_nodes_;
+    won.state = Node::State::kTerminal;
+    won.proof = mcts::proof_of_result(-1);
+    won.end_plies = 0;
+    mcts::propagate_proofs(&node);
+  } else if (scan.lost) {
+    // Every move allows a win at once: lost in two plies for the side to
+    // move, the refuted moves below it as if searched.
+    for (const Refutation& r : scan.refutations) add_refutation(node, r);
+    if (!node.proven()) {
+      node.proof = Proof::kWin;
+      node.end_plies = 2;
+    }
+    mcts::propagate_proofs(node.parent);
+  } else if (!scan.key.is_null()) {
+    add_key(node, scan);
+  }
+}
+
+void Mcts::scan_reused_root() {
+  Position pos = root_position_;
+  MoveList moves;
+  generate_legal(pos, moves);
+  Scan scan;
+  scan_position(pos, moves, true, config_.mate_scan_root, scan);
+  apply_scan(*root_, scan);
+}
+
+void Mcts::add_refutation(Node& node, const Refutation& refutation) {
+  const auto edge = std::find_if(node.edges.begin(), node.edges.end(),
+                                 [&](const mcts::Edge& e) { return e.move() == refutation.reply; });
+  const int e = static_cast<int>(edge - node.edges.begin());
+  if (edge == node.edges.end() || node.child(e)) return;
+  Node& reply = *node.add_child(e);
+  reply.edges = refutation.answers;
+  reply.state = Node::State::kExpanded;
+  reply.eval_value = -1;
+  Node& won = *reply.add_child(refutation.win);
+  won.state = Node::State::kTerminal;
+  won.proof = Proof::kWin;
+  won.end_plies = 0;
+  tree_nodes_ += 2;
+  mcts::propagate_proofs(&reply);
+}
+
+void Mcts::add_key(Node& root, const Scan& scan) {
+  const auto edge =
+      std::find_if(root.edges.begin(), root.edges.end(), [&](const mcts::Edge& e) { return e.move() == scan.key; });
+  const int e = static_cast<int>(edge - root.edges.begin());
+  if (edge == root.edges.end() || root.child(e)) return;
+  Node& key = *root.add_child(e);
+  ++tree_nodes_;
+  key.edges = scan.key_replies;
+  key.state = Node::State::kExpanded;
+  key.eval_value = 1;
+  add_refutation(key, scan.key_refutation);
+  key.proof = Proof::kWin;
+  key.end_plies = 2;
+  mcts::propagate_proofs(&root);
 }
 
 // ---------------------------------------------------------------------------

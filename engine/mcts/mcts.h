@@ -74,8 +74,18 @@ struct MctsConfig {
   // Mate scan: every expanded position is searched for a move that ends the
   // game at once in the mover's favour (wins_at_once); one found proves the
   // node a win on the spot, so a move allowing it is proven lost after its
-  // first visit. Costs a make/unmake and a check test per legal move.
+  // first visit. Without one, the node is proven lost in two plies when
+  // every move allows the opponent such a win (tried move by move, up to
+  // the first that does not); at the root, each move is tried for a mate in
+  // two that way. Nodes below the root that the scan proves are not sent
+  // to the evaluator. Costs a make/unmake and a check test per legal move,
+  // about twice per expanded position, and about two per move and reply
+  // at the root (a root kept from the last search is checked again as a
+  // root when the search starts).
   bool mate_scan = false;
+  // With the mate scan: the root's check for a mate in two (false: only
+  // the tree finds one, by visiting the key move).
+  bool mate_scan_root = true;
 
   // Gumbel root: sequential halving over gumbel_actions sampled moves in
   // place of PUCT at the root (PUCT stays below it). Its budget is the
@@ -206,6 +216,11 @@ class Mcts {
   std::uint64_t root_visits() const;
   std::size_t tree_nodes() const { return tree_nodes_; }
 
+ public:
+  // The mate scan's finds (mcts.cpp), for its helpers there; not an interface.
+  struct Refutation;
+  struct Scan;
+
  private:
   struct Run;
   struct Leaf;
@@ -220,6 +235,12 @@ class Mcts {
   void back_up(Run& run, Worker& worker);
   void back_up_value(mcts::Node* leaf, double value, double draw, int depth, Run& run);
   void expand(mcts::Node& node, std::vector<mcts::Edge>& edges, const EvalOutput& out);
+  // The mate scan's proofs put into the tree: a move's node with the
+  // opponent's win at once below it; the root's mate in two.
+  void add_refutation(mcts::Node& node, const Refutation& refutation);
+  void add_key(mcts::Node& root, const Scan& scan);
+  void apply_scan(mcts::Node& node, const Scan& scan);
+  void scan_reused_root();
   void restrict_root(const Run& run);
   void after_root_expanded(Run& run);
   void apply_root_noise(std::mt19937_64& rng);

@@ -47,7 +47,10 @@ const std::vector<Declaration>& declarations() {
       {"seed", "", &MctsConfig::seed, 0, kHuge, "seed of noise and sampling (players use their per-move seed)"},
       {"stop_when_proven", "", &MctsConfig::stop_when_proven, 0, 1, "stop once the root's result is proven"},
       {"mate_scan", "MateScan", &MctsConfig::mate_scan, 0, 1,
-       "look for a move that wins at once in every expanded position"},
+       "prove mates in one and two with the move generator: a move that wins at once in every expanded position, "
+       "a position whose every move allows one, a mate in two at the root"},
+      {"mate_scan_root", "", &MctsConfig::mate_scan_root, 0, 1,
+       "with mate_scan: check every root move for a mate in two (false: the tree alone finds one)"},
       {"gumbel", "", &MctsConfig::gumbel, 0, 1, "Gumbel root with sequential halving in place of PUCT"},
       {"gumbel_actions", "", &MctsConfig::gumbel_actions, 1, 1024, "moves sampled at a Gumbel root"},
       {"gumbel_c_visit", "", &MctsConfig::gumbel_c_visit, 0, 1e6, "sigma's c_visit"},

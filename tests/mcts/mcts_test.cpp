@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <functional>
 #include <mutex>
@@ -24,6 +25,7 @@
 #include "engine/mcts/mcts.h"
 #include "engine/mcts/settings.h"
 #include "engine/rules/rules.h"
+#include "engine/search/search.h"
 #include "test_util.h"
 
 namespace ultima {
@@ -301,19 +303,28 @@ TEST(MateScan, ProvesAMateInOneAtTheRootsOwnEvaluation) {
   }
 }
 
-// Every defence against a mate in two allows a mate in one: with the scan
-// each root move is proven lost at its own first evaluation, whatever the
-// priors, so the root is proven mated in 1 after exactly one evaluation per
-// move (the replies themselves are never evaluated).
-TEST(MateScan, ProvesEachMoveThatAllowsAMateLostAtItsFirstVisit) {
+// Every defence against a mate in two allows a mate in one: the scan proves
+// the root mated in 1 at its own evaluation, whatever the priors, with each
+// move proven lost and the opponent's mate below it.
+TEST(MateScan, ProvesAPositionWhoseEveryMoveAllowsAMateAtItsOwnEvaluation) {
   Position pos = fen_position("4k1l1/4l3/P7/8/5Kc1/P7/1pW5/8 b 0 1");
   pos.make(parse_coordinate(pos, "e7e3"));
   Mcts mcts(std::make_shared<KeyedEvaluator>(), mate_scan_config(true));
   mcts.set_position(pos);
   const MctsResult r = mcts.search(playouts(20000));
   EXPECT_EQ(r.mate, -1);
+  EXPECT_EQ(r.loss, 1.0f);
+  EXPECT_EQ(r.moves.size(), static_cast<std::size_t>(count_legal(pos)));
   for (const MctsRootMove& m : r.moves) EXPECT_EQ(m.mate, -1) << to_coordinate(m.move);
-  EXPECT_EQ(r.evaluations, static_cast<std::uint64_t>(count_legal(pos)) + 1);
+  EXPECT_EQ(r.evaluations, 1u);
+  // The PV is a move and the opponent's win at once.
+  ASSERT_EQ(r.pv.size(), 2u);
+  Position line = pos;
+  for (const Move& m : r.pv) {
+    ASSERT_TRUE(is_legal(line, m));
+    line.make(m);
+  }
+  EXPECT_TRUE(mover_has_won(line));
 }
 
 // A proven win is played whatever the temperature: sampling by visits could
@@ -322,7 +333,9 @@ TEST(MateScan, APickAtATemperaturePlaysAProvenWin) {
   int checked = 0;
   for (const MateCase& c : kMatesInTwo) {
     SCOPED_TRACE(c.name);
-    Mcts mcts(std::make_shared<KeyedEvaluator>(), mate_scan_config(true));
+    // Proven by search, where other moves get visits too (the mate scan
+    // would prove these at the root's own evaluation).
+    Mcts mcts(material());
     mcts.set_position(fen_position(c.fen));
     const MctsResult r = mcts.search(playouts(20000));
     if (r.mate <= 0) continue;  // not proven within the budget
@@ -334,6 +347,117 @@ TEST(MateScan, APickAtATemperaturePlaysAProvenWin) {
     for (std::uint64_t seed = 0; seed < 100; ++seed) EXPECT_EQ(pick_move(r, 1.0, seed), r.best) << seed;
   }
   EXPECT_GT(checked, 0) << "no proven case where another move had visits";
+}
+
+// Mates in exactly two from seeded random play, as `ultima bench solver`
+// finds them; the test checks each with the alpha-beta mate search.
+const char* const kGeneratedMatesInTwo[] = {
+    "p5xX/3X4/5P2/2kppp2/p5P1/P3PK2/1l2L3/2IL4 w 21 85",
+    "4pI2/3xk3/1P6/3c4/3X2Wp/p6p/2P5/1p2K2P w 4 88",
+    "c4kx1/l2w1pp1/p3pP1l/7P/6p1/PppP4/1x1i2P1/1I1K3C b 4 53",
+    "pl1LC1p1/2p1X1k1/3pl2p/pc1P4/2x2P2/2p2P2/2I2K1X/1PW5 w 8 67",
+    "4k3/P1p3P1/4Lp2/pX6/5p2/2PKwP2/5IP1/3X1c2 w 13 94",
+    "1c3x1l/1C1k1ppi/plw1p3/1W4Lp/Xp1P3x/1PP1K1P1/P1P5/ILP3XP b 0 44",
+    "5k2/4p3/2piP3/5p2/x4x1P/3KI2P/1p1cP1P1/4X2C b 21 89",
+    "2pp4/2ppl3/8/Xp2W2k/Kpc4x/8/8/i2l4 b 21 89",
+    "2X1kx2/l7/P5p1/3p2P1/2Pi1X2/2Kcp3/7L/p1P2P2 b 3 86",
+    "8/1P3k2/Px1p3C/3P4/1p2K1X1/LpI5/2p5/P4P2 w 1 61",
+    "1L6/3k1l2/2x1p1px/P3c3/XP6/8/1P5P/3PK2W b 4 83",
+    "4p3/2kp3p/2x4P/X1LP4/3P4/PI6/PP1KC3/5p2 w 1 67",
+};
+
+// Whether the alpha-beta mate search finds a mate in at most `moves` moves.
+bool alpha_beta_mates_within(const Position& pos, int moves) {
+  Searcher searcher(4);
+  SearchLimits limits;
+  limits.mate = moves;
+  Position copy = pos;
+  const SearchResult r = searcher.search(copy, limits);
+  return !r.lines.empty() && r.score >= kMateBound && (kMateScore - r.score + 1) / 2 <= moves;
+}
+
+// Priors and values that carry nothing, as an untrained network's: the
+// mate scan still proves every mate in two, at the root's own evaluation,
+// and the result says mate in 2 with a move after which every reply allows
+// a mate in one.
+TEST(MateScan, ProvesGeneratedMatesInTwoWhateverThePriors) {
+  for (const char* fen : kGeneratedMatesInTwo) {
+    SCOPED_TRACE(fen);
+    Position pos = fen_position(fen);
+    ASSERT_TRUE(alpha_beta_mates_within(pos, 2));
+    ASSERT_FALSE(alpha_beta_mates_within(pos, 1));
+    Mcts mcts(std::make_shared<KeyedEvaluator>(), mate_scan_config(true));
+    mcts.set_position(pos);
+    const MctsResult r = mcts.search(playouts(1000));
+    EXPECT_EQ(r.mate, 2);
+    EXPECT_EQ(r.win, 1.0f);
+    ASSERT_FALSE(r.moves.empty());
+    EXPECT_EQ(r.moves[0].move, r.best);
+    EXPECT_EQ(r.moves[0].mate, 2);
+    EXPECT_EQ(r.evaluations, 1u);
+    pos.make(r.best);
+    MoveList replies;
+    generate_legal(pos, replies);
+    ASSERT_FALSE(replies.empty());
+    for (const Move& reply : replies) {
+      pos.make(reply);
+      EXPECT_TRUE(has_mate_in_one(pos)) << "no mate after " << to_coordinate(reply);
+      pos.unmake();
+    }
+    pos.unmake();
+    // The PV is the mate: move, reply, win at once.
+    ASSERT_EQ(r.pv.size(), 3u);
+    for (const Move& m : r.pv) {
+      ASSERT_TRUE(is_legal(pos, m));
+      pos.make(m);
+    }
+    EXPECT_TRUE(mover_has_won(pos));
+  }
+}
+
+// The scan's proofs below the root: without the root's check for a mate in
+// two (mate_scan_root off) the tree finds it, the key move's node proven at
+// its first visit (every reply allows a mate in one) and never evaluated.
+// With uniform priors the search without the scan has to find the mate
+// after each reply by search, an evaluation or more per reply.
+TEST(MateScan, ProvesAMateInTwoBelowTheRoot) {
+  const Position start = fen_position("4k1l1/4l3/P7/8/5Kc1/P7/1pW5/8 b 0 1");
+  std::uint64_t evaluations[2] = {};
+  for (const bool on : {false, true}) {
+    SCOPED_TRACE(on);
+    MctsConfig config = mate_scan_config(on);
+    config.mate_scan_root = false;
+    Mcts mcts(std::make_shared<KeyedEvaluator>(), config);
+    mcts.set_position(start);
+    const MctsResult r = mcts.search(playouts(5000));
+    evaluations[on] = r.evaluations;
+    if (!on) continue;
+    EXPECT_EQ(r.mate, 2);
+    EXPECT_LT(r.playouts, 5000u);
+    Position pos = start;
+    pos.make(r.best);
+    MoveList replies;
+    generate_legal(pos, replies);
+    for (const Move& reply : replies) {
+      pos.make(reply);
+      EXPECT_TRUE(has_mate_in_one(pos)) << "no mate after " << to_coordinate(reply);
+      pos.unmake();
+    }
+  }
+  EXPECT_LT(evaluations[1], evaluations[0]);
+}
+
+// A root kept from an earlier search (here one without the scan) is checked
+// as a root when the next search starts: proven before any playout.
+TEST(MateScan, ChecksAKeptRootForAMateInTwo) {
+  Mcts mcts(std::make_shared<KeyedEvaluator>(), mate_scan_config(false));
+  mcts.set_position(fen_position("4k1l1/4l3/P7/8/5Kc1/P7/1pW5/8 b 0 1"));
+  ASSERT_EQ(mcts.search(playouts(1)).mate, 0);
+  mcts.set_config(mate_scan_config(true));
+  const MctsResult r = mcts.search(playouts(5000));
+  EXPECT_EQ(r.mate, 2);
+  EXPECT_EQ(r.evaluations, 0u);
+  EXPECT_EQ(r.pv.size(), 3u);
 }
 
 TEST(MateScan, IsAPlayerSetting) {

@@ -25,6 +25,7 @@ PlayerFactory mcts_factory(std::shared_ptr<Evaluator> evaluator, const EvalConfi
     config.gumbel_rescale_q = eval.gumbel_rescale_q;
     config.gumbel_c_scale = eval.gumbel_c_scale;
     config.mate_scan = eval.mate_scan;
+    config.mate_scan_root = false;  // as in self-play: the root's check costs more than the search
     config.gumbel_noise_scale = eval.gumbel_noise;  // 0: the strongest move, not a sample
     config.gumbel_planned_playouts = eval.playouts;
     config.info_interval_ms = 1 << 30;
