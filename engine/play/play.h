@@ -1,10 +1,12 @@
 // The play layer's public header: players (player.h) and the specs that
-// name them (player_spec.h), graded levels, the match runner with Elo and
+// name them (player_spec.h), graded levels, the bot catalogue (bot.h),
+// style figures of games (style.h), the match runner with Elo and
 // SPRT, game records (PGN), the UCI engine, the JSON analysis engine, value
 // fitting, and the atomic file writer.
 #pragma once
 
 #include "engine/play/analysis.h"
+#include "engine/play/bot.h"
 #include "engine/play/elo.h"
 #include "engine/play/level.h"
 #include "engine/play/match.h"
@@ -12,6 +14,7 @@
 #include "engine/play/pgn.h"
 #include "engine/play/player.h"
 #include "engine/play/player_spec.h"
+#include "engine/play/style.h"
 #include "engine/play/uci.h"
 #include "engine/play/uci_player.h"
 #include "engine/play/value_fit.h"
