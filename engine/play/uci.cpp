@@ -279,7 +279,8 @@ class UciEngine {
       } catch (const std::exception& e) {
         return error(e.what());
       }
-      say("info string playing as bot " + bot->name + (bot->has_elo ? " (Elo " + std::to_string(bot->elo) + ")" : ""));
+      say("info string playing as " + std::string(bot->is_level ? "level " : "bot ") + bot->name +
+          (bot->has_elo ? " (Elo " + std::to_string(bot->elo) + ")" : ""));
     } else if (active_level_) {
       say("info string playing as level " + active_level_->name);
     }

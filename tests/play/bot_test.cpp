@@ -329,11 +329,11 @@ TEST(BotUci, UciEloPicksTheNearestBot) {
   const auto playing_as = [](int elo) {
     const std::string out = uci_session("setoption name UCI_LimitStrength value true\nsetoption name UCI_Elo value " +
                                         std::to_string(elo) + "\n");
-    const std::size_t at = out.rfind("playing as bot ");
+    const std::size_t at = out.rfind("playing as ");
     if (at == std::string::npos) return std::string();
-    std::istringstream in(out.substr(at + 15));
-    std::string name;
-    in >> name;
+    std::istringstream in(out.substr(at + 11));
+    std::string kind, name;
+    in >> kind >> name;  // "level NAME" or "bot NAME"
     return name;
   };
   EXPECT_EQ(playing_as(middle), "between");
