@@ -38,6 +38,7 @@ struct LadderOptions {
   std::string only;          // comma-separated bot names; empty: all
   std::string from = "random";
   std::string out = "bots.json";
+  bool star = false;
 };
 
 MatchResult run_pair(const std::string& a, const std::string& b, const LadderOptions& o, int index) {
@@ -140,6 +141,7 @@ void catalogue_ladder(const LadderOptions& o) {
   report.date = utc_now();
   std::string below = o.from;
   double elo = anchor_elo, variance = 0;
+  if (o.star && o.from == "random") throw std::invalid_argument("--star needs --from BOT");
   std::vector<StyleStats> above_stats;  // what each bot got from its game with the bot above
   for (std::size_t i = 0; i < chain.size(); ++i) {
     const Bot& b = chain[i];
@@ -159,12 +161,18 @@ void catalogue_ladder(const LadderOptions& o) {
     rating.games = r.results.games();
     rating.vs = below;
     rating.stats = r.style1;
-    if (!report.bots.empty()) {
+    if (!report.bots.empty() && !o.star) {
       report.bots.back().stats.add(r.style2);
       report.bots.back().games += r.results.games();
     }
     report.bots.push_back(rating);
-    below = b.name;
+    if (o.star) {
+      // Every bot against the same one: each its own difference from it.
+      elo = anchor_elo;
+      variance = 0;
+    } else {
+      below = b.name;
+    }
   }
 
   std::printf("%-16s %-12s %7s %-16s %-14s   %s\n", "bot", "style", "Elo", "95%", "vs", "W/D/L vs the one below");
@@ -172,7 +180,8 @@ void catalogue_ladder(const LadderOptions& o) {
   for (const BotRating& b : report.bots)
     std::printf("%-16s %-12s %7s %-16s %-14s\n", b.name.c_str(), b.style.c_str(), format_elo(b.elo).c_str(),
                 interval_text(b.elo_low, b.elo_high).c_str(), b.vs.c_str());
-  std::printf("\nStyle over each bot's games (both neighbours):\n%-16s %s\n", "bot", style_header().c_str());
+  std::printf("\nStyle over each bot's games (%s):\n%-16s %s\n", o.star ? ("all against " + o.from).c_str() : "both neighbours",
+              "bot", style_header().c_str());
   for (const BotRating& b : report.bots) std::printf("%-16s %s\n", b.name.c_str(), style_row(b.stats).c_str());
   if (!o.out.empty()) {
     write_bots_report(o.out, report);
@@ -272,6 +281,8 @@ void add_ladder_command(CLI::App& app) {
   cmd->add_option("--only", o->only, "with --catalogue: rate only these bots (comma-separated), in catalogue order");
   cmd->add_option("--from", o->from,
                   "with --catalogue: the chain starts at this rated bot (its Elo as known) instead of random");
+  cmd->add_flag("--star", o->star,
+                "with --catalogue and --from: every bot plays the --from bot (same opponent, comparable styles)");
   cmd->add_option("--out", o->out, "with --catalogue: the rating's JSON file (empty: none)");
   cmd->callback([o] { ladder(*o); });
 }

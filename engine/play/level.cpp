@@ -91,6 +91,7 @@ const std::vector<KeyHelp>& spec_keys() {
       {"hash_mb", "transposition table megabytes"},
       {"material_only", "true: piece values alone, every other weight off"},
       {"elo", "the Elo it is rated at (random mover = 0)"},
+      {"weight.NAME", "one evaluation weight, NAME as `ultima eval` prints it (a style), e.g. weight.mobility=6"},
   };
   return keys;
 }
@@ -168,6 +169,11 @@ Level Level::from_pairs(const std::string& pairs) {
     const std::string key = pair.substr(0, eq);
     if (key == "name" || key == "description" || key == "weights" || key == "order" || key == "style")
       throw std::invalid_argument(origin + ": key '" + key + "' cannot be set here");
+    if (key.rfind("weight.", 0) == 0) {
+      // One evaluation weight (a style), named as `ultima eval` prints it.
+      level.weights.apply_yaml(key.substr(7) + ": " + pair.substr(eq + 1), origin);
+      continue;
+    }
     if (!set_key(level, key, YAML::Node(pair.substr(eq + 1)), origin)) {
       std::vector<std::string> names;
       for (const KeyHelp& k : spec_keys()) names.push_back(k.name);
