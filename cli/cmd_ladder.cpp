@@ -106,9 +106,15 @@ std::string utc_now() {
   return text;
 }
 
-std::string interval_text(double low, double high) {
-  return "[" + format_elo(low) + ", " + format_elo(high) + "]";
+// An Elo on the ladder's scale (not a difference): no sign, no decimals.
+std::string rating_text(double elo) {
+  if (!std::isfinite(elo)) return elo > 0 ? "inf" : "-inf";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.0f", elo);
+  return text;
 }
+
+std::string interval_text(double low, double high) { return "[" + rating_text(low) + ", " + rating_text(high) + "]"; }
 
 // The whole catalogue (or the bots --only names) on one scale: a chain from
 // the anchor up through the bots by order, each bot against the one below.
@@ -142,7 +148,7 @@ void catalogue_ladder(const LadderOptions& o) {
   std::string below = o.from;
   double elo = anchor_elo, variance = 0;
   if (o.star && o.from == "random") throw std::invalid_argument("--star needs --from BOT");
-  std::vector<StyleStats> above_stats;  // what each bot got from its game with the bot above
+  std::vector<std::string> vs_below;  // each bot's W/D/L against the one it was measured against
   for (std::size_t i = 0; i < chain.size(); ++i) {
     const Bot& b = chain[i];
     const MatchResult r = run_pair(b.name, below, o, static_cast<int>(i) + 1);
@@ -166,6 +172,8 @@ void catalogue_ladder(const LadderOptions& o) {
       report.bots.back().games += r.results.games();
     }
     report.bots.push_back(rating);
+    vs_below.push_back("+" + std::to_string(r.results.wins) + " =" + std::to_string(r.results.draws) + " -" +
+                       std::to_string(r.results.losses));
     if (o.star) {
       // Every bot against the same one: each its own difference from it.
       elo = anchor_elo;
@@ -175,11 +183,11 @@ void catalogue_ladder(const LadderOptions& o) {
     }
   }
 
-  std::printf("%-16s %-12s %7s %-16s %-14s   %s\n", "bot", "style", "Elo", "95%", "vs", "W/D/L vs the one below");
-  std::printf("%-16s %-12s %7s %-16s\n", o.from.c_str(), "anchor", format_elo(anchor_elo).c_str(), "-");
+  std::printf("%-16s %-12s %7s %-16s %-14s   %s\n", "bot", "style", "Elo", "95%", "vs", "W/D/L against it");
+  std::printf("%-16s %-12s %7s %-16s\n", o.from.c_str(), "anchor", rating_text(anchor_elo).c_str(), "-");
   for (const BotRating& b : report.bots)
-    std::printf("%-16s %-12s %7s %-16s %-14s\n", b.name.c_str(), b.style.c_str(), format_elo(b.elo).c_str(),
-                interval_text(b.elo_low, b.elo_high).c_str(), b.vs.c_str());
+    std::printf("%-16s %-12s %7s %-16s %-14s   %s\n", b.name.c_str(), b.style.c_str(), rating_text(b.elo).c_str(),
+                interval_text(b.elo_low, b.elo_high).c_str(), b.vs.c_str(), vs_below[&b - report.bots.data()].c_str());
   std::printf("\nStyle over each bot's games (%s):\n%-16s %s\n", o.star ? ("all against " + o.from).c_str() : "both neighbours",
               "bot", style_header().c_str());
   for (const BotRating& b : report.bots) std::printf("%-16s %s\n", b.name.c_str(), style_row(b.stats).c_str());
