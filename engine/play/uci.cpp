@@ -413,8 +413,7 @@ class UciEngine {
         bot_player_ = make_player(bot_spec_, networks_);
         bot_player_->new_game();
       } catch (const std::exception& e) {
-        searching_ = false;
-        return error("cannot start bot " + bot_spec_ + ": " + e.what());
+        error("cannot start bot " + bot_spec_ + ": " + e.what() + "; the engine's search answers");
       }
     }
     worker_ = std::thread([this, limits] {
@@ -422,13 +421,31 @@ class UciEngine {
       auto on_info = [this](const SearchInfo& info) { report(info); };
       Move best, ponder;
       std::string verdict;
-      if (bot_player_ && limits.mate == 0) {
-        best = bot_player_->choose(pos, pos.key() ^ 0x1EE7).move;
+      bool answered = false;
+      SearchLimits search_limits = limits;
+      if (!bot_spec_.empty() && limits.mate == 0) {
+        // A bot that cannot start or fails (a network that cannot run) is
+        // reported, and the engine's own search answers instead, within
+        // go's limits or else to a short depth: a GUI always gets a move.
+        if (bot_player_) {
+          try {
+            best = bot_player_->choose(pos, pos.key() ^ 0x1EE7).move;
+            answered = true;
+          } catch (const std::exception& e) {
+            error("bot " + bot_spec_ + " failed: " + e.what() + "; the engine's search answers");
+          }
+        }
+        if (!answered && !limits.infinite && limits.depth == 0 && limits.nodes == 0 && limits.movetime_ms == 0 &&
+            limits.time_ms[pos.side_to_move()] == 0)
+          search_limits.depth = 4;
+      }
+      if (answered) {
+        // The bot's move.
       } else if (active_level_ && limits.mate == 0) {
         const MoveChoice c = play_level_move(searcher_, *active_level_, pos, pos.key() ^ 0x1EE7, limits, on_info);
         best = c.move;
       } else {
-        const SearchResult r = searcher_.search(pos, limits, on_info);
+        const SearchResult r = searcher_.search(pos, search_limits, on_info);
         best = r.best;
         if (!r.lines.empty() && r.lines[0].pv.size() > 1) ponder = r.lines[0].pv[1];
         if (limits.mate > 0) {

@@ -368,6 +368,12 @@ TEST(BotUci, BotOptionPlaysAsThatBot) {
   // "none" goes back to full strength; unknown names are errors.
   const std::string off = uci_session("setoption name Bot value mover\nsetoption name Bot value none\ngo depth 2\n");
   EXPECT_NE(off.find("info depth 2 "), std::string::npos) << off;
+  // A bot that cannot start (a network bot in a program without networks)
+  // is reported, and the engine's search still answers with a legal move.
+  folder.write("netbot", "name: netbot\ndescription: d\nstyle: s\nspec: mcts:weights=model.unn\n");
+  const std::string failed = uci_session("setoption name Bot value netbot\nposition startpos\ngo\n");
+  EXPECT_NE(failed.find("info string error cannot start bot netbot"), std::string::npos) << failed;
+  EXPECT_TRUE(test::is_legal(Position::start(), parse_move(Position::start(), bestmove_of(failed)))) << failed;
   const std::string bad = uci_session("setoption name Bot value nobody\n");
   EXPECT_NE(bad.find("info string error unknown bot 'nobody'"), std::string::npos) << bad;
 }
