@@ -75,6 +75,9 @@ mkdir "$work/empty"
 expect_error "has no generations.csv" bots add --from-run "$work/empty" --elo 100
 expect_error "--elo: 'abc' is not a number" bots add --from-run "$work/run" --elo 100,abc
 expect_error "unknown bot 'nobody'" bots show nobody
+expect_error "--star needs --from BOT" ladder --catalogue --only tiny-m1 --star --games 2 --out ""
+expect_error "--only: unknown bot 'nobody'" ladder --catalogue --only nobody --games 2
+expect_error "--only and --from need --catalogue" ladder --only tiny-m1 --games 2
 echo "name: tiny-m1" > "$work/bots/tiny-m1.yaml"
 expect_error "tiny-m1.yaml: 'description' is missing" bots list
 echo PASS
