@@ -206,8 +206,8 @@ int skill_pick(int skill, const std::vector<SearchInfo>& lines, std::uint64_t se
   if (skill >= Level::kMaxSkill || lines.size() < 2) return 0;
   constexpr int kPerStep = 12;  // centipawns of weakness per skill step below the top
   const int weakness = (Level::kMaxSkill - skill) * kPerStep;
-  // Mates count as large, finite scores, so a forced mate is still preferred
-  // by all but the weakest skills, and a mated line avoided.
+  // Mates count as large, finite scores, far beyond any weakness: a mate
+  // found is played at every skill, and a line that gets mated avoided.
   const auto bounded = [](int score) { return std::clamp(score, -3000, 3000); };
   const int best = bounded(lines[0].score);
   std::mt19937_64 rng(seed);
