@@ -1,7 +1,11 @@
-// ultima ladder: measures the levels' Elo. Neighbours on the ladder play
-// each other (the random mover below the weakest), and the Elo differences
-// add up from the random mover, anchored at 0.
+// ultima ladder: measures the levels' Elo, or with --catalogue every bot's.
+// Neighbours on the ladder play each other (the random mover below the
+// weakest, or the bot named by --from), and the Elo differences add up from
+// the random mover, anchored at 0. The catalogue's rating, with each bot's
+// interval and style figures, is written to bots.json.
+#include <chrono>
 #include <cmath>
+#include <ctime>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -9,9 +13,11 @@
 #include <sstream>
 #include <string>
 #include <vector>
+#include <algorithm>
 
 #include "commands.h"
 #include "common.h"
+#include "engine/play/bot.h"
 #include "engine/play/match.h"
 #include "engine/play/player_spec.h"
 #include "engine/rules/file_io.h"
@@ -28,6 +34,11 @@ struct LadderOptions {
   std::string baseline;
   std::string pgn_dir;
   bool write_elo = false;
+  bool catalogue = false;
+  std::string only;          // comma-separated bot names; empty: all
+  std::string from = "random";
+  std::string out = "bots.json";
+  bool star = false;
 };
 
 MatchResult run_pair(const std::string& a, const std::string& b, const LadderOptions& o, int index) {
@@ -42,7 +53,10 @@ MatchResult run_pair(const std::string& a, const std::string& b, const LadderOpt
   config.event = "ultima ladder";
   if (!o.pgn_dir.empty()) {
     std::filesystem::create_directories(o.pgn_dir);
-    config.record_path = o.pgn_dir + "/" + a + "-vs-" + b + ".pgn";
+    std::string file = a + "-vs-" + b + ".pgn";
+    for (char& c : file)
+      if (c == '/' || c == ':' || c == ',' || c == '=') c = '_';  // specs as file names
+    config.record_path = o.pgn_dir + "/" + file;
   }
   std::fprintf(stderr, "%s vs %s: %d games\n", a.c_str(), b.c_str(), o.games);
   const NetworkFactory networks = shared_network_factory();
@@ -75,7 +89,137 @@ void write_elo(const std::string& path, int elo) {
   write_file_atomically(path, out);
 }
 
+std::vector<std::string> split_names(const std::string& text) {
+  std::vector<std::string> names;
+  std::stringstream in(text);
+  for (std::string name; std::getline(in, name, ',');)
+    if (!name.empty()) names.push_back(name);
+  return names;
+}
+
+std::string utc_now() {
+  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+// An Elo on the ladder's scale (not a difference): no sign, no decimals.
+std::string rating_text(double elo) {
+  if (!std::isfinite(elo)) return elo > 0 ? "inf" : "-inf";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.0f", elo);
+  return text;
+}
+
+std::string interval_text(double low, double high) { return "[" + rating_text(low) + ", " + rating_text(high) + "]"; }
+
+// The whole catalogue (or the bots --only names) on one scale: a chain from
+// the anchor up through the bots by order, each bot against the one below.
+void catalogue_ladder(const LadderOptions& o) {
+  const std::vector<Bot> catalogue = load_catalogue();
+  std::vector<Bot> chain;
+  const std::vector<std::string> only = split_names(o.only);
+  for (const std::string& name : only)
+    if (std::none_of(catalogue.begin(), catalogue.end(), [&](const Bot& b) { return b.name == name; }))
+      throw std::invalid_argument("--only: unknown bot '" + name + "'");
+  for (const Bot& b : catalogue)
+    if (b.name != o.from && (only.empty() || std::find(only.begin(), only.end(), b.name) != only.end()))
+      chain.push_back(b);
+  if (chain.empty()) throw std::invalid_argument("no bots to rate");
+  double anchor_elo = 0;
+  if (o.from != "random") {
+    auto it = std::find_if(catalogue.begin(), catalogue.end(), [&](const Bot& b) { return b.name == o.from; });
+    if (it == catalogue.end()) throw std::invalid_argument("--from: unknown bot '" + o.from + "'");
+    if (!it->has_elo) throw std::invalid_argument("--from: bot '" + o.from + "' has no Elo to start from");
+    anchor_elo = it->elo;
+  }
+  // Every spec is made once before any game, so a bad bot fails at once.
+  for (const Bot& b : chain) make_player(b.name, network_factory());
+
+  BotsReport report;
+  report.anchor = o.from;
+  report.rules = o.rules;
+  report.games_per_pair = o.games;
+  report.seed = o.seed;
+  report.date = utc_now();
+  std::string below = o.from;
+  double elo = anchor_elo, variance = 0;
+  if (o.star && o.from == "random") throw std::invalid_argument("--star needs --from BOT");
+  std::vector<std::string> vs_below;  // each bot's W/D/L against the one it was measured against
+  for (std::size_t i = 0; i < chain.size(); ++i) {
+    const Bot& b = chain[i];
+    const MatchResult r = run_pair(b.name, below, o, static_cast<int>(i) + 1);
+    const EloEstimate e = estimate_elo(r.results);
+    elo += e.elo;
+    variance += std::pow((e.upper - e.lower) / 2, 2);
+    const double half = std::sqrt(variance);
+    BotRating rating;
+    rating.name = b.name;
+    rating.description = b.description;
+    rating.style = b.style;
+    rating.spec = b.spec;
+    rating.elo = elo;
+    rating.elo_low = elo - half;
+    rating.elo_high = elo + half;
+    rating.games = r.results.games();
+    rating.vs = below;
+    rating.stats = r.style1;
+    if (!report.bots.empty() && !o.star) {
+      report.bots.back().stats.add(r.style2);
+      report.bots.back().games += r.results.games();
+    }
+    report.bots.push_back(rating);
+    vs_below.push_back("+" + std::to_string(r.results.wins) + " =" + std::to_string(r.results.draws) + " -" +
+                       std::to_string(r.results.losses));
+    if (o.star) {
+      // Every bot against the same one: each its own difference from it.
+      elo = anchor_elo;
+      variance = 0;
+    } else {
+      below = b.name;
+    }
+  }
+
+  std::printf("%-16s %-12s %7s %-16s %-14s   %s\n", "bot", "style", "Elo", "95%", "vs", "W/D/L against it");
+  std::printf("%-16s %-12s %7s %-16s\n", o.from.c_str(), "anchor", rating_text(anchor_elo).c_str(), "-");
+  for (const BotRating& b : report.bots)
+    std::printf("%-16s %-12s %7s %-16s %-14s   %s\n", b.name.c_str(), b.style.c_str(), rating_text(b.elo).c_str(),
+                interval_text(b.elo_low, b.elo_high).c_str(), b.vs.c_str(), vs_below[&b - report.bots.data()].c_str());
+  std::printf("\nStyle over each bot's games (%s):\n%-16s %s\n", o.star ? ("all against " + o.from).c_str() : "both neighbours",
+              "bot", style_header().c_str());
+  for (const BotRating& b : report.bots) std::printf("%-16s %s\n", b.name.c_str(), style_row(b.stats).c_str());
+  if (!o.out.empty()) {
+    write_bots_report(o.out, report);
+    std::printf("wrote %s\n", o.out.c_str());
+  }
+  if (o.write_elo) {
+    int written = 0;
+    for (const BotRating& r : report.bots) {
+      const Bot& b = *std::find_if(catalogue.begin(), catalogue.end(), [&](const Bot& x) { return x.name == r.name; });
+      if (!std::isfinite(r.elo)) {
+        std::fprintf(stderr, "bot %s has no finite Elo; not written\n", r.name.c_str());
+        continue;
+      }
+      const std::string elo_text = std::to_string(std::lround(r.elo));
+      std::vector<std::pair<std::string, std::string>> keys{{"elo", elo_text}};
+      if (!b.is_level && std::isfinite(r.elo_low) && std::isfinite(r.elo_high)) {
+        keys.push_back({"elo_low", std::to_string(std::lround(r.elo_low))});
+        keys.push_back({"elo_high", std::to_string(std::lround(r.elo_high))});
+      }
+      write_file_atomically(b.origin, set_yaml_keys(read_file(b.origin), keys));
+      ++written;
+    }
+    std::printf("wrote the Elo of %d bots into their files\n", written);
+  }
+}
+
 void ladder(const LadderOptions& o) {
+  if (o.catalogue) return catalogue_ladder(o);
+  if (!o.only.empty() || o.from != "random")
+    throw std::invalid_argument("--only and --from need --catalogue");
   const std::vector<Level> levels = load_levels();
   if (levels.empty()) throw std::invalid_argument("no levels found in " + levels_directory());
   std::vector<std::string> names{"random"};
@@ -131,7 +275,8 @@ void ladder(const LadderOptions& o) {
 
 void add_ladder_command(CLI::App& app) {
   auto o = std::make_shared<LadderOptions>();
-  CLI::App* cmd = app.add_subcommand("ladder", "measure the levels' Elo (random mover = 0) by neighbour matches");
+  CLI::App* cmd = app.add_subcommand(
+      "ladder", "measure the levels' Elo (random mover = 0) by neighbour matches; --catalogue: every bot's, to bots.json");
   cmd->add_option("--games", o->games, "games per pair of neighbours")->check(CLI::Range(2, 1000000));
   cmd->add_option("--concurrency", o->concurrency, "games at once")->check(CLI::Range(1, 256));
   cmd->add_option("--seed", o->seed, "seed for openings and players");
@@ -139,7 +284,14 @@ void add_ladder_command(CLI::App& app) {
   cmd->add_option("--rules", o->rules, "rule preset, optionally with switches");
   cmd->add_option("--baseline", o->baseline, "also play the top level against this player spec");
   cmd->add_option("--pgn-dir", o->pgn_dir, "save each match's games here");
-  cmd->add_flag("--write-elo", o->write_elo, "write the measured Elo into the level files");
+  cmd->add_flag("--write-elo", o->write_elo, "write the measured Elo into the level (and bot) files");
+  cmd->add_flag("--catalogue", o->catalogue, "rate the bot catalogue (levels and bot files) and write --out");
+  cmd->add_option("--only", o->only, "with --catalogue: rate only these bots (comma-separated), in catalogue order");
+  cmd->add_option("--from", o->from,
+                  "with --catalogue: the chain starts at this rated bot (its Elo as known) instead of random");
+  cmd->add_flag("--star", o->star,
+                "with --catalogue and --from: every bot plays the --from bot (same opponent, comparable styles)");
+  cmd->add_option("--out", o->out, "with --catalogue: the rating's JSON file (empty: none)");
   cmd->callback([o] { ladder(*o); });
 }
 

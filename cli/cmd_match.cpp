@@ -227,6 +227,9 @@ void print_table(const MatchResult& result, const MatchConfig& config, const std
   std::string ended;
   for (const auto& [name, count] : sorted) ended += (ended.empty() ? "" : ", ") + name + " " + std::to_string(count);
   std::printf("ended by: %s\n", ended.c_str());
+  std::printf("style (style.h; docs/bots.md):\n%-24s %s\n", "player", style_header().c_str());
+  std::printf("%-24s %s\n", result.player1.c_str(), style_row(result.style1).c_str());
+  std::printf("%-24s %s\n", result.player2.c_str(), style_row(result.style2).c_str());
   if (config.sprt && result.sprt) {
     const SprtConfig& s = *config.sprt;
     std::printf("SPRT elo0 %g elo1 %g alpha %g beta %g: %s: %s%s\n", s.elo0, s.elo1, s.alpha, s.beta,

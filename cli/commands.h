@@ -19,6 +19,7 @@ void add_analyze_command(CLI::App& app);
 void add_eval_command(CLI::App& app);
 void add_tune_command(CLI::App& app);
 void add_ladder_command(CLI::App& app);
+void add_bots_command(CLI::App& app);
 void add_loop_command(CLI::App& app);
 void add_selfplay_command(CLI::App& app);
 void add_train_command(CLI::App& app);

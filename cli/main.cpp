@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   ultima::cli::add_eval_command(app);
   ultima::cli::add_tune_command(app);
   ultima::cli::add_ladder_command(app);
+  ultima::cli::add_bots_command(app);
   ultima::cli::add_selfplay_command(app);
   ultima::cli::add_train_command(app);
   ultima::cli::add_loop_command(app);

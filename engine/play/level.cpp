@@ -34,6 +34,8 @@ bool set_key(Level& level, const std::string& key, const YAML::Node& value, cons
     level.name = read_as<std::string>(value, key, origin, "text");
   } else if (key == "description") {
     level.description = read_as<std::string>(value, key, origin, "text");
+  } else if (key == "style") {
+    level.style = read_as<std::string>(value, key, origin, "text");
   } else if (key == "order") {
     level.order = read_as<int>(value, key, origin, "an integer");
   } else if (key == "depth") {
@@ -49,6 +51,10 @@ bool set_key(Level& level, const std::string& key, const YAML::Node& value, cons
     level.blunder_rate = read_as<double>(value, key, origin, "a number");
     if (level.blunder_rate < 0 || level.blunder_rate > 1)
       throw std::invalid_argument(origin + ": 'blunder_rate' must be from 0 to 1");
+  } else if (key == "skill") {
+    level.skill = read_as<int>(value, key, origin, "an integer");
+    if (level.skill < 0 || level.skill > Level::kMaxSkill)
+      throw std::invalid_argument(origin + ": 'skill' must be from 0 to " + std::to_string(Level::kMaxSkill));
   } else if (key == "elo") {
     level.elo = read_as<int>(value, key, origin, "an integer");
     level.has_elo = true;
@@ -81,9 +87,11 @@ const std::vector<KeyHelp>& spec_keys() {
       {"movetime_ms", "milliseconds per move (0: no time limit)"},
       {"eval_noise_cp", "+- centipawns of noise on every evaluation (also: noise)"},
       {"blunder_rate", "share of moves played at random, 0 to 1 (also: blunder)"},
+      {"skill", "0 to 20: below 20, picks among the best lines with a weakness that grows as skill falls"},
       {"hash_mb", "transposition table megabytes"},
       {"material_only", "true: piece values alone, every other weight off"},
       {"elo", "the Elo it is rated at (random mover = 0)"},
+      {"weight.NAME", "one evaluation weight, NAME as `ultima eval` prints it (a style), e.g. weight.mobility=6"},
   };
   return keys;
 }
@@ -135,6 +143,7 @@ std::string level_keys_help() {
       return text;
     }
     if (key == "hash_mb") return std::to_string(defaults.hash_mb);
+    if (key == "skill") return std::to_string(defaults.skill);
     if (key == "material_only") return "false";
     return "none";
   };
@@ -158,8 +167,13 @@ Level Level::from_pairs(const std::string& pairs) {
     if (eq == std::string::npos || eq == 0)
       throw std::invalid_argument(origin + ": '" + pair + "' is not key=value");
     const std::string key = pair.substr(0, eq);
-    if (key == "name" || key == "description" || key == "weights" || key == "order")
+    if (key == "name" || key == "description" || key == "weights" || key == "order" || key == "style")
       throw std::invalid_argument(origin + ": key '" + key + "' cannot be set here");
+    if (key.rfind("weight.", 0) == 0) {
+      // One evaluation weight (a style), named as `ultima eval` prints it.
+      level.weights.apply_yaml(key.substr(7) + ": " + pair.substr(eq + 1), origin);
+      continue;
+    }
     if (!set_key(level, key, YAML::Node(pair.substr(eq + 1)), origin)) {
       std::vector<std::string> names;
       for (const KeyHelp& k : spec_keys()) names.push_back(k.name);
@@ -181,6 +195,38 @@ T tighter(T a, T b) {
   return std::min(a, b);
 }
 }  // namespace
+
+int skill_lines(int skill) {
+  skill = std::clamp(skill, 0, Level::kMaxSkill);
+  return skill >= Level::kMaxSkill ? 1 : 2 + (Level::kMaxSkill - 1 - skill) * 6 / (Level::kMaxSkill - 1);
+}
+
+int skill_pick(int skill, const std::vector<SearchInfo>& lines, std::uint64_t seed) {
+  skill = std::clamp(skill, 0, Level::kMaxSkill);
+  if (skill >= Level::kMaxSkill || lines.size() < 2) return 0;
+  constexpr int kPerStep = 12;  // centipawns of weakness per skill step below the top
+  const int weakness = (Level::kMaxSkill - skill) * kPerStep;
+  // Mates count as large, finite scores, far beyond any weakness: a mate
+  // found is played at every skill, and a line that gets mated avoided.
+  const auto bounded = [](int score) { return std::clamp(score, -3000, 3000); };
+  const int best = bounded(lines[0].score);
+  std::mt19937_64 rng(seed);
+  int chosen = 0;
+  double chosen_total = 0;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    // One draw per line, in order, whether or not it is eligible: the pick
+    // depends on the seed and the scores alone.
+    const double bonus = weakness * static_cast<double>(rng() >> 11) * 0x1.0p-53;
+    const int score = bounded(lines[i].score);
+    if (best - score > 2 * weakness) continue;
+    const double total = score + bonus;
+    if (i == 0 || total > chosen_total) {
+      chosen = static_cast<int>(i);
+      chosen_total = total;
+    }
+  }
+  return chosen;
+}
 
 MoveChoice play_level_move(Searcher& searcher, const Level& level, Position& pos, std::uint64_t seed,
                            const SearchLimits& limits, const std::function<void(const SearchInfo&)>& on_info) {
@@ -206,9 +252,15 @@ MoveChoice play_level_move(Searcher& searcher, const Level& level, Position& pos
     l.time_ms[0] = l.time_ms[1] = l.inc_ms[0] = l.inc_ms[1] = 0;
   }
   l.infinite = false;
+  if (level.skill < Level::kMaxSkill) l.multipv = std::max(l.multipv, skill_lines(level.skill));
   const SearchResult result = searcher.search(pos, l, on_info);
-  choice.move = result.best;
-  choice.score_cp = result.score;
+  const std::uint64_t skill_seed = rng();
+  const int pick = level.skill < Level::kMaxSkill && !result.lines.empty()
+                       ? skill_pick(level.skill, result.lines, skill_seed)
+                       : 0;
+  const bool from_line = pick > 0 && !result.lines[pick].pv.empty();
+  choice.move = from_line ? result.lines[pick].pv[0] : result.best;
+  choice.score_cp = from_line ? result.lines[pick].score : result.score;
   choice.depth = result.depth;
   choice.nodes = result.nodes;
   return choice;

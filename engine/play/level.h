@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "engine/play/player.h"
 #include "engine/search/search.h"
@@ -16,12 +17,18 @@ namespace ultima {
 struct Level {
   std::string name;          // as used in specs and the UCI Level option
   std::string description;
+  std::string style = "graded";  // a word or short phrase for the bot catalogue
   int order = 0;             // weakest first
   int depth = 0;             // 0: no depth limit
   std::uint64_t nodes = 0;   // 0: no node limit
   std::int64_t movetime_ms = 0;
   int eval_noise_cp = 0;     // +- centipawns added to every evaluation
   double blunder_rate = 0;   // share of moves played at random
+  // Strength limiting in Stockfish's manner: below kMaxSkill the search
+  // looks at several best lines (MultiPV) and picks among them with a
+  // seeded weakness that grows as the skill falls (skill_pick below).
+  int skill = kMaxSkill;
+  static constexpr int kMaxSkill = 20;
   int elo = 0;               // measured on the ladder (random mover = 0)
   bool has_elo = false;
   std::size_t hash_mb = 16;
@@ -37,6 +44,15 @@ struct Level {
 // The keys of a search: player spec (those of a level file but name,
 // description, order and weights), one line each with its default.
 std::string level_keys_help();
+
+// Skill limiting: how many best lines a level of this skill searches (1 at
+// full skill, up to 8 at skill 0), and the pick among them. Each line's
+// score gets a seeded bonus from 0 to the weakness, (kMaxSkill - skill) * 12
+// centipawns, and the highest total wins; lines more than twice the
+// weakness below the best are never picked. Lines best first; returns the
+// index of the chosen one (0 at full skill).
+int skill_lines(int skill);
+int skill_pick(int skill, const std::vector<SearchInfo>& lines, std::uint64_t seed);
 
 // One move of a level: a random move at the blunder rate, else a search
 // with the level's noise, within both the level's budget and `limits` (the

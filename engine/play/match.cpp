@@ -97,7 +97,11 @@ class MatchRunner {
       }
       throw MatchError(error_);
     }
-    for (const MatchGame& g : result.games) result.results.add(g.player1_points());
+    for (const MatchGame& g : result.games) {
+      result.results.add(g.player1_points());
+      result.style1.add(game_style(g.record, g.player1_white));
+      result.style2.add(game_style(g.record, !g.player1_white));
+    }
     for (int i = 0; i + 1 < counted; i += 2)
       result.pairs.add(result.games[i].player1_points() + result.games[i + 1].player1_points());
     result.sprt = sprt_;

@@ -20,6 +20,7 @@
 #include "engine/play/elo.h"
 #include "engine/play/pgn.h"
 #include "engine/play/player.h"
+#include "engine/play/style.h"
 
 namespace ultima {
 
@@ -101,6 +102,8 @@ struct MatchResult {
   std::vector<MatchGame> games;
   Wdl results;
   PairCounts pairs;  // complete pairs among the counted games
+  // Each player's style figures over the counted games (style.h).
+  StyleStats style1, style2;
   std::optional<SprtState> sprt;
   bool stopped_by_sprt = false;
   // The outside stop ended it: `games` holds only the games 0..k-1 that

@@ -1,11 +1,13 @@
 // The play layer's public header: players (player.h) and the specs that
-// name them (player_spec.h), graded levels, the match runner with Elo and
-// SPRT, game records (PGN), a person's game against a bot at a terminal,
-// the UCI engine, the JSON analysis engine, value fitting, puzzles, and the
-// atomic file writer.
+// name them (player_spec.h), graded levels, the bot catalogue (bot.h),
+// style figures of games (style.h), the match runner with Elo and SPRT,
+// game records (PGN), a person's game against a bot at a terminal, the UCI
+// engine, the JSON analysis engine, value fitting, puzzles, and the atomic
+// file writer.
 #pragma once
 
 #include "engine/play/analysis.h"
+#include "engine/play/bot.h"
 #include "engine/play/elo.h"
 #include "engine/play/level.h"
 #include "engine/play/match.h"
@@ -14,6 +16,7 @@
 #include "engine/play/player.h"
 #include "engine/play/player_spec.h"
 #include "engine/play/puzzle.h"
+#include "engine/play/style.h"
 #include "engine/play/terminal_game.h"
 #include "engine/play/uci.h"
 #include "engine/play/uci_player.h"

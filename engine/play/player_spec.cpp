@@ -13,6 +13,7 @@
 
 #include "engine/mcts/material_evaluator.h"
 #include "engine/mcts/settings.h"
+#include "engine/play/bot.h"
 #include "engine/play/level.h"
 #include "engine/play/uci_player.h"
 #include "engine/play/mcts_player.h"
@@ -28,6 +29,24 @@ MoveChoice RandomPlayer::choose(Position& pos, std::uint64_t seed) {
   choice.move = list[std::uniform_int_distribution<int>(0, list.size() - 1)(rng)];
   return choice;
 }
+
+namespace {
+
+// A catalogue bot: its spec's player under the bot's name (records,
+// ladders and logs show the bot).
+class NamedPlayer : public Player {
+ public:
+  NamedPlayer(std::string name, std::unique_ptr<Player> inner) : name_(std::move(name)), inner_(std::move(inner)) {}
+  std::string name() const override { return name_; }
+  void new_game() override { inner_->new_game(); }
+  MoveChoice choose(Position& pos, std::uint64_t seed) override { return inner_->choose(pos, seed); }
+
+ private:
+  std::string name_;
+  std::unique_ptr<Player> inner_;
+};
+
+}  // namespace
 
 std::string levels_directory() {
   namespace fs = std::filesystem;
@@ -104,6 +123,7 @@ std::string player_spec_help() {
   return "Player specs:\n"
          "  random                 uniformly random legal moves\n"
          "  LEVEL, level:LEVEL     a graded alpha-beta level: " + levels + "\n"
+         "  BOT, bot:BOT           a bot of the catalogue (levels and " + bots_directory() + "/*.yaml; ultima bots list)\n"
          "  search:KEY=VALUE,...   alpha-beta with these settings (at least one of depth, nodes, movetime_ms):\n" +
          level_keys_help() +
          "  uci:[KEY=VALUE,...:]COMMAND  another program speaking UCI, run by /bin/sh; keys movetime (ms, default\n"
@@ -166,7 +186,35 @@ std::unique_ptr<Player> make_player(const std::string& spec, const NetworkFactor
   }
   if (spec.rfind("level:", 0) == 0) return std::make_unique<SearchPlayer>(find_level(spec.substr(6)));
   if (spec.empty()) throw std::invalid_argument("empty player spec");
-  return std::make_unique<SearchPlayer>(find_level(spec));
+  const bool bot_prefix = spec.rfind("bot:", 0) == 0;
+  const std::string name = bot_prefix ? spec.substr(4) : spec;
+  // Levels first: a broken bot file does not stop the levels from playing.
+  for (Level& level : load_levels())
+    if (level.name == name) return std::make_unique<SearchPlayer>(std::move(level));
+  const std::vector<Bot> catalogue = load_catalogue();
+  for (const Bot& bot : catalogue) {
+    if (bot.name != name) continue;
+    if (bot.is_level) return std::make_unique<SearchPlayer>(find_level(name));
+    // A bot's spec is a player of another kind or a level, never another
+    // bot file (no chains to follow, no loops).
+    for (const Bot& other : catalogue)
+      if (!other.is_level && (other.name == bot.spec || "bot:" + other.name == bot.spec))
+        throw std::invalid_argument(bot.origin + ": 'spec' names the bot '" + other.name +
+                                    "'; a bot's spec must be a level or another kind of player");
+    try {
+      return std::make_unique<NamedPlayer>(bot.name, make_player(bot.spec, networks));
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(bot.origin + ": 'spec': " + e.what());
+    }
+  }
+  std::vector<std::string> names;
+  for (const Bot& bot : catalogue) names.push_back(bot.name);
+  const std::string near = nearest_name(name, names);
+  std::string known;
+  for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
+  throw std::invalid_argument("unknown " + std::string(bot_prefix ? "bot" : "player spec or bot") + " '" + name +
+                              "'" + (near.empty() ? "" : " (did you mean '" + near + "'?)") + " (bots: " + known +
+                              "; other specs: ultima match --help)");
 }
 
 }  // namespace ultima

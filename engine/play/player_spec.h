@@ -31,6 +31,8 @@ NetworkFactory shared_networks(NetworkFactory make);
 //   random                      uniformly random legal moves
 //   LEVEL or level:LEVEL        a graded level from the levels folder
 //                               (configs/levels/LEVEL.yaml)
+//   BOT or bot:BOT              a bot of the catalogue (bot.h): its spec,
+//                               playing under the bot's name
 //   search:KEY=VALUE,...        alpha-beta with explicit settings, keys as in
 //                               a level file (depth, nodes, movetime, noise,
 //                               blunder, ...)

@@ -17,6 +17,7 @@
 #include "engine/mcts/material_evaluator.h"
 #include "engine/mcts/mcts.h"
 #include "engine/mcts/settings.h"
+#include "engine/play/bot.h"
 #include "engine/play/level.h"
 #include "engine/play/player_spec.h"
 #include "engine/play/value_fit.h"
@@ -70,6 +71,7 @@ class UciEngine {
     } else if (cmd == "ucinewgame") {
       wait_search();
       searcher_.clear();
+      if (bot_player_) bot_player_->new_game();
     } else if (cmd == "setoption") {
       setoption(line);
     } else if (cmd == "position") {
@@ -116,6 +118,9 @@ class UciEngine {
     std::string levels = "option name Level type combo default none var none";
     for (const Level& l : levels_) levels += " var " + l.name;
     say(levels);
+    std::string bots = "option name Bot type combo default none var none";
+    for (const Bot& b : catalogue_) bots += " var " + b.name;
+    say(bots);
     say("option name Backend type combo default alphabeta var alphabeta var mcts");
     say("option name WeightsFile type string default <empty>");
     say("option name RunDir type string default <empty>");
@@ -137,10 +142,10 @@ class UciEngine {
   std::pair<int, int> elo_range() const {
     int lo = 0, hi = 0;
     bool any = false;
-    for (const Level& l : levels_) {
-      if (!l.has_elo) continue;
-      lo = any ? std::min(lo, l.elo) : l.elo;
-      hi = any ? std::max(hi, l.elo) : l.elo;
+    for (const Bot& b : catalogue_) {
+      if (!b.has_elo) continue;
+      lo = any ? std::min(lo, b.elo) : b.elo;
+      hi = any ? std::max(hi, b.elo) : b.elo;
       any = true;
     }
     return {lo, hi};
@@ -232,23 +237,53 @@ class UciEngine {
         named_level_ = *it;
       }
       update_level();
+    } else if (key == "bot") {
+      if (value == "none" || value.empty()) {
+        named_bot_.reset();
+      } else {
+        auto it = std::find_if(catalogue_.begin(), catalogue_.end(), [&](const Bot& b) { return b.name == value; });
+        if (it == catalogue_.end()) return error("unknown bot '" + value + "'");
+        named_bot_ = *it;
+      }
+      update_level();
     } else {
       error("unknown option '" + name + "'");
     }
   }
 
-  // A named level wins; else UCI_LimitStrength picks the level nearest UCI_Elo.
+  // A named level wins, then a named bot; else UCI_LimitStrength picks the
+  // catalogue's bot nearest UCI_Elo (levels among them). A bot that is a
+  // level or a search: spec plays as a level (within the go command's
+  // limits, with info lines); any other bot answers through its player.
   void update_level() {
     active_level_.reset();
+    bot_player_.reset();
+    bot_spec_.clear();
+    std::optional<Bot> bot = named_bot_;
     if (named_level_) {
       active_level_ = named_level_;
-    } else if (limit_strength_) {
-      const Level* best = nullptr;
-      for (const Level& l : levels_)
-        if (l.has_elo && (!best || std::abs(l.elo - elo_) < std::abs(best->elo - elo_))) best = &l;
-      if (best) active_level_ = *best;
+      bot.reset();
+    } else if (!bot && limit_strength_) {
+      if (const Bot* nearest = nearest_bot(catalogue_, elo_)) bot = *nearest;
     }
-    if (active_level_) say("info string playing as level " + active_level_->name);
+    if (bot) {
+      try {
+        if (bot->is_level) {
+          active_level_ = find_level(bot->spec);
+        } else if (bot->spec.rfind("search:", 0) == 0) {
+          active_level_ = Level::from_pairs(bot->spec.substr(7));
+          active_level_->name = bot->name;
+        } else {
+          bot_spec_ = bot->name;  // made at the next go: a network loads only then
+        }
+      } catch (const std::exception& e) {
+        return error(e.what());
+      }
+      say("info string playing as " + std::string(bot->is_level ? "level " : "bot ") + bot->name +
+          (bot->has_elo ? " (Elo " + std::to_string(bot->elo) + ")" : ""));
+    } else if (active_level_) {
+      say("info string playing as level " + active_level_->name);
+    }
   }
 
   void position(const std::vector<std::string>& t) {
@@ -372,17 +407,45 @@ class UciEngine {
     const Color us = pos_.side_to_move();
     infinite_ = limits.infinite || (limits.depth == 0 && limits.nodes == 0 && limits.movetime_ms == 0 &&
                                     limits.time_ms[us] == 0 && limits.inc_ms[us] == 0 && limits.mate == 0 &&
-                                    !active_level_);
+                                    !active_level_ && bot_spec_.empty());
+    if (!bot_spec_.empty() && !bot_player_ && limits.mate == 0) {
+      try {
+        bot_player_ = make_player(bot_spec_, networks_);
+        bot_player_->new_game();
+      } catch (const std::exception& e) {
+        error("cannot start bot " + bot_spec_ + ": " + e.what() + "; the engine's search answers");
+      }
+    }
     worker_ = std::thread([this, limits] {
       Position pos = pos_;
       auto on_info = [this](const SearchInfo& info) { report(info); };
       Move best, ponder;
       std::string verdict;
-      if (active_level_ && limits.mate == 0) {
+      bool answered = false;
+      SearchLimits search_limits = limits;
+      if (!bot_spec_.empty() && limits.mate == 0) {
+        // A bot that cannot start or fails (a network that cannot run) is
+        // reported, and the engine's own search answers instead, within
+        // go's limits or else to a short depth: a GUI always gets a move.
+        if (bot_player_) {
+          try {
+            best = bot_player_->choose(pos, pos.key() ^ 0x1EE7).move;
+            answered = true;
+          } catch (const std::exception& e) {
+            error("bot " + bot_spec_ + " failed: " + e.what() + "; the engine's search answers");
+          }
+        }
+        if (!answered && !limits.infinite && limits.depth == 0 && limits.nodes == 0 && limits.movetime_ms == 0 &&
+            limits.time_ms[pos.side_to_move()] == 0)
+          search_limits.depth = 4;
+      }
+      if (answered) {
+        // The bot's move.
+      } else if (active_level_ && limits.mate == 0) {
         const MoveChoice c = play_level_move(searcher_, *active_level_, pos, pos.key() ^ 0x1EE7, limits, on_info);
         best = c.move;
       } else {
-        const SearchResult r = searcher_.search(pos, limits, on_info);
+        const SearchResult r = searcher_.search(pos, search_limits, on_info);
         best = r.best;
         if (!r.lines.empty() && r.lines[0].pv.size() > 1) ponder = r.lines[0].pv[1];
         if (limits.mate > 0) {
@@ -580,6 +643,16 @@ class UciEngine {
     }
   }();
   std::optional<Level> named_level_, active_level_;
+  std::vector<Bot> catalogue_ = [] {
+    try {
+      return load_catalogue();
+    } catch (const std::exception&) {
+      return std::vector<Bot>{};
+    }
+  }();
+  std::optional<Bot> named_bot_;
+  std::string bot_spec_;                // a bot that is not a level, by name
+  std::unique_ptr<Player> bot_player_;  // made from it at the first go
   std::thread worker_;
   std::atomic<bool> searching_{false};
   bool infinite_ = false;
