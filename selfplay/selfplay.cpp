@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <map>
 #include <mutex>
+#include <numeric>
 #include <random>
 #include <stdexcept>
 #include <thread>
@@ -13,6 +14,8 @@
 #include "engine/play/match.h"
 #include "engine/rules/hash.h"
 #include "engine/rules/movegen.h"
+#include "engine/play/value_fit.h"
+#include "engine/search/search.h"
 #include "engine/search/static_eval.h"
 #include "nn/policy_index.h"
 
@@ -25,7 +28,53 @@ double temperature_at(const SelfPlayConfig& c, int ply) {
   return c.temperature_end + (c.temperature - c.temperature_end) * std::pow(0.5, ply / c.temperature_halflife);
 }
 
+// Ends the game at `ply` when the rules end it or it reached max_plies
+// (adjudicated on material, or cut without a result): true, with the
+// outcome and the record's termination set.
+bool game_ended(const SelfPlayConfig& config, const Position& pos, int ply, SelfPlayGame& game, Outcome& outcome) {
+  const GameStatus status = game_status(pos);
+  if (status.over()) {
+    outcome = status.outcome;
+    game.record.termination = termination_name(status.termination);
+    return true;
+  }
+  if (ply < config.max_plies) return false;
+  const int lead = material_lead(pos);
+  if (config.adjudicate_cp > 0 && std::abs(lead) >= config.adjudicate_cp) {
+    outcome = lead > 0 ? Outcome::kWhiteWins : Outcome::kBlackWins;
+    game.record.termination = kMaterialAdjudication;
+    game.adjudicated = true;
+  } else {
+    outcome = Outcome::kDraw;
+    game.record.termination = kMaxPliesTermination;
+    game.cut = true;
+  }
+  return true;
+}
+
+// The game's result and length, written into its samples.
+void label_samples(SelfPlayGame& game, Outcome outcome) {
+  game.record.result = outcome;
+  const int length = static_cast<int>(game.record.moves.size());
+  for (Sample& s : game.samples) {
+    const bool white = s.white_to_move != 0;
+    s.result = outcome == Outcome::kDraw       ? 0
+               : (outcome == Outcome::kWhiteWins) == white ? 1
+                                                           : -1;
+    s.plies_to_end = static_cast<std::uint16_t>(length - s.ply);
+    if (game.cut) s.flags |= kNoResult;
+  }
+}
+
 }  // namespace
+
+void TeacherConfig::validate() const {
+  auto fail = [](const std::string& what) { throw std::invalid_argument("warm_start: " + what); };
+  if (depth < 1 || depth > 20) fail("depth must be in 1..20");
+  if (multipv < 1 || multipv > 64) fail("multipv must be in 1..64");
+  if (!(temperature_cp > 0)) fail("temperature_cp must be above 0");
+  if (sample_plies < 0) fail("sample_plies must not be negative");
+}
 
 void SelfPlayConfig::validate() const {
   auto fail = [](const std::string& what) { throw std::invalid_argument("selfplay: " + what); };
@@ -102,25 +151,7 @@ SelfPlayGame play_selfplay_game(const SelfPlayConfig& config, std::shared_ptr<Ev
   Outcome outcome = Outcome::kOngoing;
 
   for (int ply = 0;; ++ply) {
-    const GameStatus status = game_status(pos);
-    if (status.over()) {
-      outcome = status.outcome;
-      game.record.termination = termination_name(status.termination);
-      break;
-    }
-    if (ply >= config.max_plies) {
-      const int lead = material_lead(pos);
-      if (config.adjudicate_cp > 0 && std::abs(lead) >= config.adjudicate_cp) {
-        outcome = lead > 0 ? Outcome::kWhiteWins : Outcome::kBlackWins;
-        game.record.termination = kMaterialAdjudication;
-        game.adjudicated = true;
-      } else {
-        outcome = Outcome::kDraw;
-        game.record.termination = kMaxPliesTermination;
-        game.cut = true;
-      }
-      break;
-    }
+    if (game_ended(config, pos, ply, game, outcome)) break;
     const bool full = uniform(rng) < config.full_search_share;
     MctsConfig c = mcts_config;
     c.noise_epsilon = full ? config.noise_epsilon : 0;
@@ -188,16 +219,7 @@ SelfPlayGame play_selfplay_game(const SelfPlayConfig& config, std::shared_ptr<Ev
     if (moves_played) moves_played->fetch_add(1, std::memory_order_relaxed);
   }
 
-  game.record.result = outcome;
-  const int length = static_cast<int>(game.record.moves.size());
-  for (Sample& s : game.samples) {
-    const bool white = s.white_to_move != 0;
-    s.result = outcome == Outcome::kDraw       ? 0
-               : (outcome == Outcome::kWhiteWins) == white ? 1
-                                                           : -1;
-    s.plies_to_end = static_cast<std::uint16_t>(length - s.ply);
-    if (game.cut) s.flags |= kNoResult;
-  }
+  label_samples(game, outcome);
   if (would_resign_colour >= 0) {
     game.would_resign = true;
     const Outcome loss = would_resign_colour == 0 ? Outcome::kBlackWins : Outcome::kWhiteWins;
@@ -206,10 +228,68 @@ SelfPlayGame play_selfplay_game(const SelfPlayConfig& config, std::shared_ptr<Ev
   return game;
 }
 
+SelfPlayGame play_teacher_game(const SelfPlayConfig& config, const TeacherConfig& teacher, std::uint64_t seed,
+                               std::uint32_t index, std::atomic<std::uint64_t>* moves_played) {
+  teacher.validate();
+  Searcher searcher(4);
+  std::mt19937_64 rng(seed);
+  SelfPlayGame game;
+  Position pos = Position::start(config.rules);
+  game.record.rules = config.rules;
+  Outcome outcome = Outcome::kOngoing;
+  SearchLimits limits;
+  limits.depth = teacher.depth;
+  limits.multipv = teacher.multipv;
+
+  for (int ply = 0;; ++ply) {
+    if (game_ended(config, pos, ply, game, outcome)) break;
+    const SearchResult result = searcher.search(pos, limits);
+    game.playouts += result.nodes;
+    // The lines' softmax; a forced mate is the whole target, as a proven
+    // win is in self-play.
+    std::vector<Move> moves;
+    std::vector<double> weights;
+    const int best_score = result.lines.empty() ? result.score : result.lines.front().score;
+    for (const SearchInfo& line : result.lines) {
+      if (line.pv.empty()) continue;
+      const bool forced = best_score >= kMateBound && !moves.empty();
+      moves.push_back(line.pv.front());
+      weights.push_back(forced ? 0.0 : std::exp((line.score - best_score) / teacher.temperature_cp));
+    }
+    if (moves.empty()) moves.push_back(result.best), weights.push_back(1.0);
+    const double total = std::accumulate(weights.begin(), weights.end(), 0.0);
+
+    Sample sample;
+    pack_position(pos, sample);
+    sample.ply = static_cast<std::uint16_t>(ply);
+    sample.game = index;
+    const WdlPermille wdl = score_to_wdl(best_score);
+    sample.root_q = static_cast<float>(wdl.win - wdl.loss) / 1000.0f;
+    for (std::size_t i = 0; i < moves.size(); ++i) {
+      const int slot = nn::policy_index(moves[i]);
+      if (slot >= 0 && weights[i] > 0)
+        sample.policy.push_back({static_cast<std::uint16_t>(slot), static_cast<float>(weights[i] / total)});
+    }
+    if (!sample.policy.empty()) game.samples.push_back(std::move(sample));
+
+    std::size_t chosen = 0;
+    if (ply < teacher.sample_plies) {
+      std::discrete_distribution<std::size_t> pick(weights.begin(), weights.end());
+      chosen = pick(rng);
+    }
+    game.record.moves.push_back(moves[chosen]);
+    pos.make(moves[chosen]);
+    if (moves_played) moves_played->fetch_add(1, std::memory_order_relaxed);
+  }
+  label_samples(game, outcome);
+  return game;
+}
+
 SelfPlayStats run_selfplay(const RunDir& run, const SelfPlayConfig& config, const SelfPlayJob& job,
                            const SelfPlayProgress& progress, const std::atomic<bool>* stop) {
   config.validate();
-  if (!job.evaluator) throw std::invalid_argument("selfplay: no evaluator");
+  if (!job.evaluator && !job.teacher) throw std::invalid_argument("selfplay: no evaluator");
+  if (job.teacher) job.teacher->validate();
   if (job.games < 0) throw std::invalid_argument("selfplay: a negative number of games");
   const auto start = std::chrono::steady_clock::now();
   const int per_shard = config.games_per_shard;
@@ -266,9 +346,11 @@ SelfPlayStats run_selfplay(const RunDir& run, const SelfPlayConfig& config, cons
           stats.in_progress++;
         }
         const int shard = game_index / per_shard;
-        SelfPlayGame game = play_selfplay_game(config, job.evaluator, game_seed(job.seed, job.tag, game_index),
-                                               static_cast<std::uint32_t>(game_index % per_shard), &moves_played);
-        game.record.event = "ultima selfplay";
+        const std::uint64_t seed = game_seed(job.seed, job.tag, game_index);
+        const auto index = static_cast<std::uint32_t>(game_index % per_shard);
+        SelfPlayGame game = job.teacher ? play_teacher_game(config, *job.teacher, seed, index, &moves_played)
+                                        : play_selfplay_game(config, job.evaluator, seed, index, &moves_played);
+        game.record.event = job.teacher ? "ultima warm start" : "ultima selfplay";
         game.record.round = std::to_string(game_index + 1);
         game.record.white = game.record.black = job.player_name;
         std::unique_lock lock(mutex);
@@ -307,7 +389,11 @@ SelfPlayStats run_selfplay(const RunDir& run, const SelfPlayConfig& config, cons
   };
 
   std::vector<std::thread> threads;
-  const int count = std::max(1, std::min<int>(config.parallel_games, static_cast<int>(todo.size())));
+  // Teacher games are searches that never wait for an evaluator: no more
+  // of them at once than there are cores.
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int parallel = job.teacher ? std::min(config.parallel_games, cores) : config.parallel_games;
+  const int count = std::max(1, std::min<int>(parallel, static_cast<int>(todo.size())));
   running = count;
   for (int i = 0; i < count; ++i)
     threads.emplace_back([&] {

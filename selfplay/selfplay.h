@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -97,6 +98,26 @@ struct SelfPlayConfig {
   void validate() const;
 };
 
+// A warm start (Expert Iteration's first stage, KataGo-style bootstrapping):
+// games of the alpha-beta searcher instead of the network's, labelled by
+// its search, so the first networks learn from a player that already knows
+// the pieces. Each position of a teacher game becomes a sample: the policy
+// target is a softmax of the MultiPV lines' scores (temperature_cp
+// centipawns per factor e), the value target the game's result and, as
+// root_q, the best line's score through the fitted logistic
+// (score_to_wdl: win - loss). The first sample_plies plies are played by
+// sampling that policy (varied openings and middlegames), the rest by the
+// best line.
+struct TeacherConfig {
+  int depth = 2;            // plies of the alpha-beta search per move
+  int multipv = 6;          // lines searched: the moves the policy target spreads over
+  double temperature_cp = 80;
+  int sample_plies = 24;
+
+  // Throws std::invalid_argument naming the first bad value.
+  void validate() const;
+};
+
 struct SelfPlayJob {
   std::string tag = "sp";  // shard names: TAG-NNNNNN.shard
   int games = 0;           // games 0..games-1 of this tag
@@ -104,6 +125,9 @@ struct SelfPlayJob {
   std::uint64_t seed = 1;
   std::shared_ptr<Evaluator> evaluator;
   std::string player_name = "ultima";  // in the game records
+  // Set: teacher games (play_teacher_game) instead of the network's; no
+  // evaluator is needed.
+  std::optional<TeacherConfig> teacher;
 };
 
 struct SelfPlayStats {
@@ -151,6 +175,11 @@ struct SelfPlayGame {
 SelfPlayGame play_selfplay_game(const SelfPlayConfig& config, std::shared_ptr<Evaluator> evaluator,
                                 std::uint64_t seed, std::uint32_t index,
                                 std::atomic<std::uint64_t>* moves_played = nullptr);
+
+// One teacher game (the end rules, adjudication and sample numbering as in
+// play_selfplay_game).
+SelfPlayGame play_teacher_game(const SelfPlayConfig& config, const TeacherConfig& teacher, std::uint64_t seed,
+                               std::uint32_t index, std::atomic<std::uint64_t>* moves_played = nullptr);
 
 // The seed of game `game` of a job.
 std::uint64_t game_seed(std::uint64_t job_seed, const std::string& tag, int game);

@@ -85,6 +85,39 @@ TEST(LoopSelfPlayStage, PlaysTheGenerationOnceAndCountsItsSamples) {
   EXPECT_EQ(again.new_samples, first.new_samples);
 }
 
+TEST(LoopSelfPlayStage, WarmStartGenerationsPlayTheTeacherThenSelfPlayTakesOver) {
+  const TempDir dir("stage-warm");
+  const selfplay::RunDir run(dir.path());
+  const RunConfig config = small_config(
+      "warm_start:\n  generations: 1\n  games_per_generation: 2\n  depth: 1\n  multipv: 3\n  sample_plies: 4\n");
+  EXPECT_EQ(config.warm_start.generations, 1);
+  EXPECT_EQ(config.warm_start.teacher.multipv, 3);
+  Models models;
+  SelfPlayStage stage(run, config, models.function());
+  const SelfPlayOutcome warm = stage.run(1, 0);
+  EXPECT_EQ(warm.stats.games, 2);
+  EXPECT_TRUE(models.asked.empty()) << "the warm start asked for a network";
+  EXPECT_EQ(read_pgn_file(run.games_path("gen0001", 0)).front().event, "ultima warm start");
+  const SelfPlayOutcome after = stage.run(2, 0);
+  EXPECT_EQ(after.stats.games, 4);
+  EXPECT_EQ(models.asked, std::set<std::uint64_t>{0});
+  EXPECT_EQ(read_pgn_file(run.games_path("gen0002", 0)).front().event, "ultima selfplay");
+  // The section round-trips, and a bad value is named.
+  EXPECT_TRUE(RunConfig::parse(config.to_yaml(), "again").differing_keys(config).empty());
+  try {
+    small_config("warm_start:\n  multipv: 0\n");
+    FAIL() << "multipv 0 accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("multipv"), std::string::npos) << e.what();
+  }
+  try {
+    small_config("warm_start:\n  generation: 2\n");
+    FAIL() << "an unknown key accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("warm_start.generation"), std::string::npos) << e.what();
+  }
+}
+
 TEST(LoopEvaluationStage, PlaysEachMatchAndGatesOnTheScore) {
   const TempDir dir("stage-eval");
   const selfplay::RunDir run(dir.path());

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <random>
@@ -726,6 +727,97 @@ TEST(SelfPlayGame, SameSeedSameGame) {
   EXPECT_NE(a.record.moves, c.record.moves);
 }
 
+// Teacher games (the warm start): the alpha-beta searcher's games, every
+// position a sample labelled by its MultiPV lines.
+TeacherConfig small_teacher() {
+  TeacherConfig t;
+  t.depth = 1;
+  t.multipv = 4;
+  t.temperature_cp = 50;
+  t.sample_plies = 8;
+  return t;
+}
+
+TEST(TeacherGame, EveryPositionIsASampleOverTheSearchedLines) {
+  SelfPlayConfig config = tiny_selfplay();
+  config.max_plies = 40;
+  config.adjudicate_cp = 100;
+  const TeacherConfig teacher = small_teacher();
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const SelfPlayGame game = play_teacher_game(config, teacher, seed, 5);
+    check_game(game, config);  // legal slots summing to 1, results, plies to the end
+    ASSERT_EQ(game.samples.size(), game.record.moves.size());
+    Position pos = Position::start(config.rules);
+    for (std::size_t ply = 0; ply < game.samples.size(); ++ply) {
+      const Sample& s = game.samples[ply];
+      EXPECT_EQ(s.ply, ply);
+      EXPECT_EQ(s.game, 5u);
+      EXPECT_LE(s.policy.size(), static_cast<std::size_t>(teacher.multipv));
+      EXPECT_GE(s.root_q, -1.0f);
+      EXPECT_LE(s.root_q, 1.0f);
+      // Past the sampled opening the teacher plays its best line: the
+      // target's most likely move.
+      const Move played = game.record.moves[ply];
+      if (static_cast<int>(ply) >= teacher.sample_plies) {
+        const auto top = std::max_element(s.policy.begin(), s.policy.end(), [](const auto& a, const auto& b) {
+          return a.probability < b.probability;
+        });
+        EXPECT_EQ(top->slot, nn::policy_index(played)) << "ply " << ply;
+      }
+      pos.make(played);
+    }
+    EXPECT_GT(game.playouts, 0u);  // the searches' nodes
+  }
+}
+
+TEST(TeacherGame, TheSeedPicksTheOpeningAndNothingElse) {
+  SelfPlayConfig config = tiny_selfplay();
+  config.max_plies = 30;
+  TeacherConfig teacher = small_teacher();
+  const SelfPlayGame a = play_teacher_game(config, teacher, 11, 0);
+  const SelfPlayGame b = play_teacher_game(config, teacher, 11, 0);
+  EXPECT_EQ(a.record.moves, b.record.moves);
+  EXPECT_EQ(a.samples, b.samples);
+  EXPECT_NE(play_teacher_game(config, teacher, 12, 0).record.moves, a.record.moves);
+  // Without sampled plies the searcher's best line is the whole game,
+  // whatever the seed.
+  teacher.sample_plies = 0;
+  EXPECT_EQ(play_teacher_game(config, teacher, 11, 0).record.moves,
+            play_teacher_game(config, teacher, 12, 0).record.moves);
+}
+
+TEST(TeacherGame, ASharperTemperatureConcentratesTheTarget) {
+  SelfPlayConfig config = tiny_selfplay();
+  config.max_plies = 16;
+  TeacherConfig teacher = small_teacher();
+  teacher.sample_plies = 0;
+  auto mean_top = [&](double temperature) {
+    teacher.temperature_cp = temperature;
+    const SelfPlayGame game = play_teacher_game(config, teacher, 3, 0);
+    double sum = 0;
+    for (const Sample& s : game.samples) {
+      float top = 0;
+      for (const PolicyTarget& t : s.policy) top = std::max(top, t.probability);
+      sum += top;
+    }
+    return sum / static_cast<double>(game.samples.size());
+  };
+  const double sharp = mean_top(5), flat = mean_top(5000);
+  EXPECT_GT(sharp, flat);
+  EXPECT_LT(flat, 0.5);  // four lines at almost equal weight
+}
+
+TEST(TeacherGame, BadSettingsAreRefusedNamingTheKey) {
+  for (auto change : std::vector<std::function<void(TeacherConfig&)>>{
+           [](TeacherConfig& t) { t.depth = 0; }, [](TeacherConfig& t) { t.multipv = 0; },
+           [](TeacherConfig& t) { t.temperature_cp = 0; }, [](TeacherConfig& t) { t.sample_plies = -1; }}) {
+    TeacherConfig t = small_teacher();
+    change(t);
+    EXPECT_THROW(t.validate(), std::invalid_argument);
+  }
+}
+
 // Games where resignation comes easily: a low threshold, one move below it.
 SelfPlayConfig resigning_selfplay() {
   SelfPlayConfig c = tiny_selfplay();
@@ -992,6 +1084,32 @@ TEST(RunSelfPlay, ShardKeepsItsGamesInOrder) {
   ASSERT_FALSE(samples.empty());
   for (std::size_t i = 1; i < samples.size(); ++i)
     EXPECT_LE(samples[i - 1].game, samples[i].game) << "sample " << i;
+}
+
+TEST(RunSelfPlay, ATeacherJobNeedsNoEvaluatorAndWritesReadableShards) {
+  SelfPlayConfig config = tiny_selfplay();
+  config.max_plies = 20;
+  SelfPlayJob job = job_of(4);
+  job.evaluator = nullptr;
+  job.teacher = small_teacher();
+  TempDir dir("sp-teacher");
+  const RunDir run(dir.path());
+  const SelfPlayStats stats = run_selfplay(run, config, job);
+  EXPECT_EQ(stats.games, 4);
+  const auto shards = read_all_shards(run);
+  ASSERT_EQ(shards.size(), 2u);
+  std::uint64_t samples = 0;
+  for (const auto& shard : shards) samples += shard.samples.size();
+  EXPECT_EQ(samples, stats.samples);
+  EXPECT_EQ(stats.samples, stats.finished_moves);  // every position of every game
+  const std::vector<GameRecord> games = read_pgn_file(run.games_path("sp", 0));
+  ASSERT_EQ(games.size(), 2u);
+  EXPECT_EQ(games[0].event, "ultima warm start");
+  // The same games as played one by one from the job's seeds.
+  const SelfPlayGame first = play_teacher_game(config, *job.teacher, game_seed(job.seed, job.tag, 0), 0);
+  EXPECT_EQ(games[0].moves, first.record.moves);
+  job.teacher->depth = 0;
+  EXPECT_THROW(run_selfplay(run, config, job), std::invalid_argument);
 }
 
 TEST(RunSelfPlay, RejectsABadConfigOrNoEvaluator) {

@@ -159,6 +159,15 @@ void visit_keys(Config& c, Visitor& v) {
     v.key("max_plies", s.max_plies);
     v.key("adjudicate_cp", s.adjudicate_cp);
   });
+  v.section("warm_start", [&] {
+    auto& w = c.warm_start;
+    v.key("generations", w.generations);
+    v.key("games_per_generation", w.games_per_generation);
+    v.key("depth", w.teacher.depth);
+    v.key("multipv", w.teacher.multipv);
+    v.key("temperature_cp", w.teacher.temperature_cp);
+    v.key("sample_plies", w.teacher.sample_plies);
+  });
   v.section("training", [&] {
     auto& t = c.training;
     v.key("batch_size", t.batch_size);
@@ -379,6 +388,10 @@ RunConfig RunConfig::from_yaml(const YAML::Node& file, const std::string& source
       s.rules = c.rules;
       if (c.games_per_generation < 1) sec.fail_key("games_per_generation", "must be at least 1");
       wrap([&] { s.validate(); });
+    } else if (section == "warm_start") {
+      if (c.warm_start.generations < 0) sec.fail_key("generations", "must not be negative");
+      if (c.warm_start.games_per_generation < 0) sec.fail_key("games_per_generation", "must not be negative");
+      wrap([&] { c.warm_start.teacher.validate(); });
     } else if (section == "training") {
       auto& t = c.training;
       t.seed = c.seed;

@@ -70,6 +70,17 @@ struct EvalConfig {
   int opening_max_plies = 6;
 };
 
+// The loop's optional first stage: its first `generations` generations
+// play teacher games (selfplay.h's TeacherConfig: the alpha-beta searcher's
+// games, labelled by its search) instead of self-play; training and
+// evaluation go on as in any generation, and self-play with the network
+// takes over after them.
+struct WarmStartConfig {
+  int generations = 0;           // 0: no warm start
+  int games_per_generation = 0;  // 0: the self-play section's games_per_generation
+  selfplay::TeacherConfig teacher;
+};
+
 struct LoopLimits {
   int generations = 10;
   double max_minutes = 0;  // 0: no time limit; else no generation starts after it
@@ -84,6 +95,7 @@ struct RunConfig {
   InferenceConfig inference;
   selfplay::SelfPlayConfig selfplay;
   int games_per_generation = 64;
+  WarmStartConfig warm_start;
   training::TrainConfig training;
   TrainStageConfig train_stage;
   EvalConfig eval;

@@ -66,9 +66,18 @@ SelfPlayOutcome SelfPlayStage::run(int generation, std::uint64_t best) {
   job.games = config_.games_per_generation;
   job.model_version = best;
   job.seed = config_.seed * 7919 + static_cast<std::uint64_t>(generation);
-  job.evaluator = models_(best);
-  job.player_name = "ultima model " + std::to_string(best);
-  spdlog::info("gen {} selfplay begins: {} games with model {}", generation, job.games, best);
+  const WarmStartConfig& warm = config_.warm_start;
+  if (generation <= warm.generations) {
+    job.teacher = warm.teacher;
+    if (warm.games_per_generation > 0) job.games = warm.games_per_generation;
+    job.player_name = "alpha-beta depth " + std::to_string(warm.teacher.depth);
+    spdlog::info("gen {} selfplay begins: {} warm-start games of the alpha-beta searcher (depth {}, {} lines)",
+                 generation, job.games, warm.teacher.depth, warm.teacher.multipv);
+  } else {
+    job.evaluator = models_(best);
+    job.player_name = "ultima model " + std::to_string(best);
+    spdlog::info("gen {} selfplay begins: {} games with model {}", generation, job.games, best);
+  }
   auto last_report = Clock::now();
   const int max_plies = config_.selfplay.max_plies;
   out.stats = selfplay::run_selfplay(
