@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -63,6 +65,7 @@ struct AddOptions {
   double temperature = 0;
   std::string backend = "eigen";
   bool force = false;
+  bool copy = false;
 };
 
 // The catalogue order an Elo falls at: between the rated bots around it,
@@ -133,7 +136,23 @@ void add_bots(const AddOptions& o) {
     bot.description = "network of model " + std::to_string(model) + " of run " + prefix + ", MCTS with " +
                       std::to_string(o.playouts) + " playouts";
     bot.style = "network";
-    bot.spec = "mcts:weights=" + model_file + ",playouts=" + std::to_string(o.playouts);
+    for (const Bot& b : catalogue)
+      if (b.name == bot.name && (b.is_level || !o.force))
+        throw std::invalid_argument("a bot named '" + bot.name + "' exists (" + b.origin + ")" +
+                                    (b.is_level ? "" : "; --force replaces it"));
+    std::string weights = model_file;
+    if (o.copy) {
+      // The network goes beside the bot file, named by the bot, and the spec
+      // names it from there (Bot::playable_spec), so the folder can move.
+      fs::create_directories(dir + "/nets");
+      const std::string target = dir + "/nets/" + bot.name + ".unn";
+      std::ifstream in(model_file, std::ios::binary);
+      const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      if (!in.good() && !in.eof()) throw std::runtime_error("cannot read " + model_file);
+      write_file_atomically(target, bytes);
+      weights = "nets/" + bot.name + ".unn";
+    }
+    bot.spec = "mcts:weights=" + weights + ",playouts=" + std::to_string(o.playouts);
     if (o.temperature > 0) {
       std::ostringstream t;
       t << o.temperature;
@@ -148,10 +167,6 @@ void add_bots(const AddOptions& o) {
       bot.has_interval = true;
     }
     bot.order = order_for_elo(catalogue, elo);
-    for (const Bot& b : catalogue)
-      if (b.name == bot.name && (b.is_level || !o.force))
-        throw std::invalid_argument("a bot named '" + bot.name + "' exists (" + b.origin + ")" +
-                                    (b.is_level ? "" : "; --force replaces it"));
     const std::string path = dir + "/" + bot.name + ".yaml";
     Bot::parse(bot.to_yaml(), path);  // what is written reads back
     write_file_atomically(path, "# Made by ultima bots add --from-run " + o.run_dir + " (Elo as the loop measured it;\n"
@@ -182,6 +197,8 @@ void add_bots_command(CLI::App& app) {
       ->check(CLI::Range(0.0, 100.0));
   add->add_option("--backend", o->backend, "eigen (no LibTorch) or libtorch")->check(CLI::IsMember({"eigen", "libtorch"}));
   add->add_flag("--force", o->force, "replace bot files of the same name");
+  add->add_flag("--copy", o->copy,
+                "copy each network into DIR/nets/ and name it relative to the bot file (a catalogue to ship or move)");
   add->callback([o] { add_bots(*o); });
 }
 

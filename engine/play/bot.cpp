@@ -108,6 +108,24 @@ Bot Bot::parse(const std::string& yaml_text_in, const std::string& origin) {
   return bot;
 }
 
+std::string Bot::playable_spec() const {
+  if (origin.empty() || is_level) return spec;
+  std::string out = spec;
+  for (std::size_t at = out.find("weights="); at != std::string::npos; at = out.find("weights=", at + 1)) {
+    // A key at the start of a spec's settings: after ':' or ','.
+    if (at > 0 && out[at - 1] != ':' && out[at - 1] != ',') continue;
+    const std::size_t begin = at + 8;
+    const std::size_t end = std::min(out.find(',', begin), out.size());
+    const std::string file = out.substr(begin, end - begin);
+    if (file.empty() || file == "random" || std::filesystem::path(file).is_absolute()) continue;
+    const std::string resolved =
+        (std::filesystem::path(origin).parent_path() / file).lexically_normal().string();
+    out.replace(begin, end - begin, resolved);
+    at = begin + resolved.size() - 1;
+  }
+  return out;
+}
+
 Bot Bot::load(const std::string& path) {
   std::string text;
   try {

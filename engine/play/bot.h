@@ -35,6 +35,10 @@ struct Bot {
   static Bot load(const std::string& path);
   // A bot file's text; parse(to_yaml()) gives the same bot.
   std::string to_yaml() const;
+  // The spec as it is played: a relative `weights=FILE` is a path from the
+  // bot file's folder (so a bots folder with its networks in it can be
+  // moved or shipped whole); absolute paths and `weights=random` stay.
+  std::string playable_spec() const;
 };
 
 // Where bot files are looked for: $ULTIMA_BOTS, else configs/bots beside the

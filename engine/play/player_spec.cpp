@@ -202,7 +202,7 @@ std::unique_ptr<Player> make_player(const std::string& spec, const NetworkFactor
         throw std::invalid_argument(bot.origin + ": 'spec' names the bot '" + other.name +
                                     "'; a bot's spec must be a level or another kind of player");
     try {
-      return std::make_unique<NamedPlayer>(bot.name, make_player(bot.spec, networks));
+      return std::make_unique<NamedPlayer>(bot.name, make_player(bot.playable_spec(), networks));
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(bot.origin + ": 'spec': " + e.what());
     }

@@ -48,6 +48,20 @@ grep -q '^novice ' <<< "$list" || fail "levels missing from the list: $list"
 grep -q '"tiny-m1"' "$work/g.pgn" || fail "the record does not name the bot"
 printf 'uci\nquit\n' | "$ultima" uci | grep -q '^option name Bot type combo .* var tiny-m1' || fail "UCI Bot option"
 
+# --copy: the networks go beside the bot files and are named relative to
+# them, so the folder plays after a move (the run directory gone too).
+"$ultima" bots add --from-run "$work/run" --elo 700 --playouts 4 --prefix ship --dir "$work/ship" --copy > /dev/null ||
+  fail "bots add --copy"
+[[ -f $work/ship/nets/ship-m3.unn ]] || fail "the network was not copied: $(ls -R "$work/ship")"
+cmp -s "$work/ship/nets/ship-m3.unn" "$work/run/models/model-000003.unn" || fail "the copy differs from the model"
+grep -q '^spec: "mcts:weights=nets/ship-m3.unn,playouts=4,backend=eigen"$' "$work/ship/ship-m3.yaml" ||
+  fail "spec: $(cat "$work/ship/ship-m3.yaml")"
+mv "$work/ship" "$work/moved"
+mv "$work/run" "$work/run-gone"
+(cd / && ULTIMA_BOTS="$work/moved" "$ultima" match --player1 ship-m3 --player2 random --games 2 > "$work/moved.txt" 2>&1) ||
+  fail "a moved bot folder does not play: $(cat "$work/moved.txt")"
+mv "$work/run-gone" "$work/run"
+
 # The catalogue ladder: a versioned bots.json, Elo written back.
 "$ultima" ladder --catalogue --only tiny-m1 --games 2 --out "$work/bots.json" --write-elo > "$work/ladder.txt" 2>&1 ||
   fail "ladder: $(cat "$work/ladder.txt")"

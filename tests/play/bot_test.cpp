@@ -91,6 +91,26 @@ TEST(BotFile, RoundTrips) {
   EXPECT_FALSE(back2.has_interval);
 }
 
+TEST(BotFile, RelativeNetworksAreFoundFromTheBotFilesFolder) {
+  Bot bot;
+  bot.origin = "/srv/bots/early.yaml";
+  bot.spec = "mcts:weights=nets/early.unn,playouts=8,backend=eigen";
+  EXPECT_EQ(bot.playable_spec(), "mcts:weights=/srv/bots/nets/early.unn,playouts=8,backend=eigen");
+  bot.spec = "mcts:playouts=8,weights=../models/m.unn";
+  EXPECT_EQ(bot.playable_spec(), "mcts:playouts=8,weights=/srv/models/m.unn");
+  // Absolute paths, random weights, other keys and other kinds stay as written.
+  for (const std::string spec : {"mcts:weights=/abs/m.unn,playouts=8", "mcts:weights=random", "mcts:playouts=8",
+                                 "search:depth=2,skill=5", "novice"}) {
+    bot.spec = spec;
+    EXPECT_EQ(bot.playable_spec(), spec);
+  }
+  bot.name = "a";
+  bot.description = "a network";
+  bot.style = "network";
+  bot.spec = "mcts:weights=nets/a.unn";
+  EXPECT_EQ(Bot::parse(bot.to_yaml(), "/x/y/a.yaml").playable_spec(), "mcts:weights=/x/y/nets/a.unn");
+}
+
 TEST(BotFile, MalformedFilesNameTheFileAndKey) {
   const std::string good = "name: a\ndescription: d\nstyle: s\nspec: random\n";
   struct Case {
