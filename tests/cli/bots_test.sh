@@ -41,12 +41,16 @@ grep -q '^novice ' <<< "$list" || fail "levels missing from the list: $list"
   fail "tiny-m1 is not below novice: $list"
 [[ $(grep -n '^tiny-m3 ' <<< "$list" | cut -d: -f1) -gt $(grep -n '^novice ' <<< "$list" | cut -d: -f1) ]] ||
   fail "tiny-m3 is not above novice: $list"
-"$ultima" bots show tiny-m3 | grep -q "^spec: .*model-000003.unn" || fail "show"
+# (Outputs are read whole before grep: grep -q stops reading at its match,
+# and under pipefail the writer's broken pipe would fail the line.)
+shown=$("$ultima" bots show tiny-m3)
+grep -q "^spec: .*model-000003.unn" <<< "$shown" || fail "show: $shown"
 
 # A bot is a player spec: it plays under its name.
 "$ultima" match --player1 tiny-m1 --player2 bot:novice --games 2 --pgn "$work/g.pgn" > /dev/null || fail "match"
 grep -q '"tiny-m1"' "$work/g.pgn" || fail "the record does not name the bot"
-printf 'uci\nquit\n' | "$ultima" uci | grep -q '^option name Bot type combo .* var tiny-m1' || fail "UCI Bot option"
+options=$(printf 'uci\nquit\n' | "$ultima" uci)
+grep -q '^option name Bot type combo .* var tiny-m1' <<< "$options" || fail "UCI Bot option: $options"
 
 # --copy: the networks go beside the bot files and are named relative to
 # them, so the folder plays after a move (the run directory gone too).

@@ -193,7 +193,8 @@ fi
 grep -q "puzzles: .* written to" "$tmp/p.log" || fail "puzzles extract: no summary line"
 if [ -s "$tmp/p.jsonl" ]; then
   "$ultima" puzzles check "$tmp/p.jsonl" > /dev/null 2>&1 || fail "puzzles check of a fresh extraction"
-  "$ultima" puzzles show P00001 --file "$tmp/p.jsonl" | grep -q "^solution " || fail "puzzles show"
+  shown=$("$ultima" puzzles show P00001 --file "$tmp/p.jsonl")
+  grep -q "^solution " <<< "$shown" || fail "puzzles show: $shown"
 fi
 { head -n 1 "$tmp/p.jsonl"; echo '{"id":"x"}'; } > "$tmp/bad.jsonl"
 expect_error "bad.jsonl line 2" puzzles check "$tmp/bad.jsonl"
