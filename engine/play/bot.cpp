@@ -1,7 +1,5 @@
 #include "engine/play/bot.h"
 
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -13,6 +11,7 @@
 #include <stdexcept>
 
 #include "engine/play/player_spec.h"
+#include "engine/play/yaml_map.h"
 #include "engine/rules/file_io.h"
 
 namespace ultima {
@@ -53,13 +52,7 @@ std::string number_text(double v) {
 }  // namespace
 
 Bot Bot::parse(const std::string& yaml_text_in, const std::string& origin) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(yaml_text_in);
-  } catch (const YAML::Exception& e) {
-    throw std::invalid_argument(origin + ": not valid YAML: " + e.msg);
-  }
-  if (!root.IsMap()) throw std::invalid_argument(origin + ": expected key: value pairs");
+  const YAML::Node root = detail::load_yaml_map(yaml_text_in, origin);
   Bot bot;
   bot.origin = origin;
   bool low = false, high = false;

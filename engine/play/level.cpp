@@ -1,7 +1,5 @@
 #include "engine/play/level.h"
 
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -10,6 +8,7 @@
 #include <stdexcept>
 
 #include "engine/mcts/settings.h"
+#include "engine/play/yaml_map.h"
 #include "engine/rules/movegen.h"
 
 namespace ultima {
@@ -104,13 +103,7 @@ void check_budget(const Level& level, const std::string& origin) {
 }  // namespace
 
 Level Level::parse(const std::string& yaml_text, const std::string& origin) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(yaml_text);
-  } catch (const YAML::Exception& e) {
-    throw std::invalid_argument(origin + ": not valid YAML: " + e.msg);
-  }
-  if (!root.IsMap()) throw std::invalid_argument(origin + ": expected key: value pairs");
+  const YAML::Node root = detail::load_yaml_map(yaml_text, origin);
   Level level;
   for (const auto& item : root) {
     const std::string key = item.first.as<std::string>();

@@ -25,15 +25,6 @@ constexpr std::uint64_t kOpeningStream = 0x6f70656e696e67ull;
 constexpr std::uint64_t kMoveStream = 0x6d6f7665ull;
 constexpr int kOpeningAttempts = 1000;
 
-std::string describe(const std::exception_ptr& error) {
-  try {
-    std::rethrow_exception(error);
-  } catch (const std::exception& e) {
-    return e.what();
-  } catch (...) {
-    return "an unknown exception";
-  }
-}
 
 void validate(const MatchConfig& c) {
   if (c.games < 1) throw std::invalid_argument("a match needs at least one game");
@@ -139,7 +130,7 @@ class MatchRunner {
       p = factory();
     } catch (...) {
       throw MatchError("cannot create player " + std::to_string(which) + ": " +
-                       describe(std::current_exception()));
+                       describe_exception(std::current_exception()));
     }
     if (!p) throw MatchError("cannot create player " + std::to_string(which) + ": the factory gave none");
     return p;
@@ -200,7 +191,7 @@ class MatchRunner {
         (which == 1 ? p1 : p2).new_game();
       } catch (...) {
         throw MatchError("player " + std::to_string(which) + " failed to start game " + std::to_string(index + 1) +
-                         ": " + describe(std::current_exception()));
+                         ": " + describe_exception(std::current_exception()));
       }
     }
     for (int ply = 0;; ++ply) {
@@ -227,7 +218,8 @@ class MatchRunner {
       try {
         choice = mover.choose(pos, move_seed(config_.seed, index, ply));
       } catch (...) {
-        throw MatchError(who(player1_moves, side) + " failed " + where + ": " + describe(std::current_exception()));
+        throw MatchError(who(player1_moves, side) + " failed " + where + ": " +
+                         describe_exception(std::current_exception()));
       }
       if (pos.key() != key || pos.game_ply() != game_ply)
         throw MatchError(who(player1_moves, side) + " left the position changed " + where);
@@ -307,6 +299,16 @@ class MatchRunner {
 };
 
 }  // namespace
+
+std::string describe_exception(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "an unknown exception";
+  }
+}
 
 std::uint64_t move_seed(std::uint64_t match_seed, int game, int ply) {
   return combine(combine(combine(match_seed, kMoveStream), static_cast<std::uint64_t>(game)),

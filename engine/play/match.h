@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -27,6 +28,10 @@ namespace ultima {
 // Thrown when a match cannot go on: a player or its factory threw, a player
 // returned an illegal move, or the record file cannot be written. The
 // message names the player, the game and the ply.
+// The message of a caught exception (what() of a std::exception, else "an
+// unknown exception"): how a failing player is reported.
+std::string describe_exception(const std::exception_ptr& error);
+
 class MatchError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;

@@ -43,16 +43,6 @@ std::string lower(std::string s) {
   return s;
 }
 
-std::string describe(const std::exception_ptr& error) {
-  try {
-    std::rethrow_exception(error);
-  } catch (const std::exception& e) {
-    return e.what();
-  } catch (...) {
-    return "an unknown exception";
-  }
-}
-
 // Typed text in a message: printable characters only, long lines cut.
 std::string quoted(const std::string& text) {
   std::string out = "'";
@@ -240,7 +230,8 @@ class Session {
       choice = bot_.choose(pos_, move_seed(config_.seed, kBotStream, ply));
     } catch (...) {
       save();
-      throw std::runtime_error("the bot '" + config_.bot_name + "' failed: " + describe(std::current_exception()));
+      throw std::runtime_error("the bot '" + config_.bot_name +
+                               "' failed: " + describe_exception(std::current_exception()));
     }
     if (pos_.key() != key || pos_.game_ply() != ply)
       throw std::runtime_error("the bot '" + config_.bot_name + "' left the position changed");
@@ -297,7 +288,7 @@ class Session {
     try {
       choice = hint_->choose(pos_, move_seed(config_.seed, kHintStream, pos_.game_ply()));
     } catch (...) {
-      out_ << "The hint engine failed: " << describe(std::current_exception()) << "\n";
+      out_ << "The hint engine failed: " << describe_exception(std::current_exception()) << "\n";
       return;
     }
     const Move* legal = pos_.key() == key ? find_legal(choice.move) : nullptr;
