@@ -119,6 +119,7 @@ void bench_mcts(const std::string& net, int threads, int batch, double seconds) 
   MctsConfig config;
   config.threads = threads;
   config.batch_size = batch;
+  config.mate_scan = false;  // the tree's own cost over the raw network, as measured before the scan existed
   Mcts mcts(evaluator, config);
   mcts.set_position(Position::start());
   MctsLimits limits;

@@ -20,6 +20,7 @@
 #include "engine/rules/file_io.h"
 #include "nn/data/run_dir.h"
 #include "training/loop/generation_log.h"
+#include "training/loop/run_config.h"
 
 namespace ultima::cli {
 namespace {
@@ -95,6 +96,11 @@ void add_bots(const AddOptions& o) {
   for (const char* column : {"model", "elo"})
     if (std::find(table.columns.begin(), table.columns.end(), column) == table.columns.end())
       throw std::invalid_argument(table_path + " has no column '" + std::string(column) + "'");
+  // The mate scan as the loop's evaluation games had it (they leave the
+  // root's mate-in-two check off), so the bot plays as it was rated.
+  bool mate_scan = loop::EvalConfig{}.mate_scan;
+  if (fs::exists(o.run_dir + "/config.yaml")) mate_scan = loop::RunConfig::load(o.run_dir + "/config.yaml").eval.mate_scan;
+  const std::string scan = std::string(",mate_scan=") + (mate_scan ? "true" : "false") + ",mate_scan_root=false";
   std::vector<double> wanted;
   {
     std::stringstream in(o.elos);
@@ -152,7 +158,7 @@ void add_bots(const AddOptions& o) {
       write_file_atomically(target, bytes);
       weights = "nets/" + bot.name + ".unn";
     }
-    bot.spec = "mcts:weights=" + weights + ",playouts=" + std::to_string(o.playouts);
+    bot.spec = "mcts:weights=" + weights + ",playouts=" + std::to_string(o.playouts) + scan;
     if (o.temperature > 0) {
       std::ostringstream t;
       t << o.temperature;

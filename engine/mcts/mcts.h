@@ -81,8 +81,9 @@ struct MctsConfig {
   // to the evaluator. Costs a make/unmake and a check test per legal move,
   // about twice per expanded position, and about two per move and reply
   // at the root (a root kept from the last search is checked again as a
-  // root when the search starts).
-  bool mate_scan = false;
+  // root when the search starts). On for players, UCI and analysis; the
+  // self-play and evaluation games of the loop set it from the run config.
+  bool mate_scan = true;
   // With the mate scan: the root's check for a mate in two (false: only
   // the tree finds one, by visiting the key move).
   bool mate_scan_root = true;

@@ -334,8 +334,10 @@ TEST(MateScan, APickAtATemperaturePlaysAProvenWin) {
   for (const MateCase& c : kMatesInTwo) {
     SCOPED_TRACE(c.name);
     // Proven by search, where other moves get visits too (the mate scan
-    // would prove these at the root's own evaluation).
-    Mcts mcts(material());
+    // would prove these at the root's own evaluation, so it is off here).
+    MctsConfig config;
+    config.mate_scan = false;
+    Mcts mcts(material(), config);
     mcts.set_position(fen_position(c.fen));
     const MctsResult r = mcts.search(playouts(20000));
     if (r.mate <= 0) continue;  // not proven within the budget
@@ -460,9 +462,10 @@ TEST(MateScan, ChecksAKeptRootForAMateInTwo) {
   EXPECT_EQ(r.pv.size(), 3u);
 }
 
-TEST(MateScan, IsAPlayerSetting) {
-  EXPECT_FALSE(MctsConfig{}.mate_scan);
-  EXPECT_TRUE(parse_mcts_settings("mate_scan=true,playouts=8").config.mate_scan);
+TEST(MateScan, IsAPlayerSettingOnByDefault) {
+  EXPECT_TRUE(MctsConfig{}.mate_scan);
+  EXPECT_TRUE(parse_mcts_settings("playouts=8").config.mate_scan);
+  EXPECT_FALSE(parse_mcts_settings("mate_scan=false,playouts=8").config.mate_scan);
 }
 
 // ---------------------------------------------------------------------------

@@ -556,12 +556,12 @@ TEST(UciMcts, AOneNodeSearchReportsTheRootsValue) {
 TEST(UciMcts, MateScanFindsAMateInOneAtTheFirstNode) {
   const std::string setup = "uci\nsetoption name Backend value mcts\n";
   const std::string go = "position fen K5pk/6pp/8/8/7p/8/8/CP6 w 0 1\ngo nodes 1\n";
-  const std::string on = session(setup + "setoption name MateScan value true\n" + go);
-  EXPECT_TRUE(contains(on, "option name MateScan type check default false")) << on;
+  const std::string on = session(setup + go);  // on by default
+  EXPECT_TRUE(contains(on, "option name MateScan type check default true")) << on;
   ASSERT_FALSE(lines_starting(on, "info depth").empty()) << on;
   EXPECT_TRUE(contains(lines_starting(on, "info depth").back(), " score mate 1 ")) << on;
   EXPECT_EQ(bestmove(on), "a1e5");
-  const std::string off = session(setup + go);
+  const std::string off = session(setup + "setoption name MateScan value false\n" + go);
   ASSERT_FALSE(lines_starting(off, "info depth").empty()) << off;
   EXPECT_FALSE(contains(lines_starting(off, "info depth").back(), " score mate ")) << off;
   const std::string bad = session("setoption name MateScan value maybe\nisready\n");
