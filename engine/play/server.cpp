@@ -615,7 +615,7 @@ class WebServer::Impl {
     const int socket = connection_socket(req);
     res.set_chunked_content_provider(
         "application/x-ndjson",
-        [stream, socket](std::size_t, httplib::DataSink& out) {
+        [this, stream, socket, id](std::size_t, httplib::DataSink& out) {
           std::unique_lock lock(stream->mutex);
           stream->cv.wait_for(lock, std::chrono::milliseconds(200),
                               [&] { return !stream->lines.empty() || stream->done; });
@@ -628,6 +628,7 @@ class WebServer::Impl {
           }
           if (stream->done) {
             lock.unlock();
+            forget(id);  // before the end reaches the client, who may reuse the id at once
             out.done();
             return true;
           }
