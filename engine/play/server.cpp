@@ -240,6 +240,45 @@ json position_json(const Game& g) {
   return out;
 }
 
+// The line of a PGN text that a read error points at (1-based), from the
+// game and the move text the message names ("game 2, ply 5 (3. a2a9): ..."):
+// the line of that move in that game, else the game's first line; 0 when
+// the message names no game.
+int pgn_error_line(std::string_view text, const std::string& message) {
+  const std::size_t at = message.find("game ");
+  if (at == std::string::npos) return 0;
+  const int game = std::atoi(message.c_str() + at + 5);
+  if (game <= 0) return 0;
+  std::string word;
+  const std::size_t open = message.find(" ("), close = message.find("):");
+  if (open != std::string::npos && close != std::string::npos && close > open) {
+    const std::string token = message.substr(open + 2, close - open - 2);
+    word = token.substr(token.find_last_of(' ') == std::string::npos ? 0 : token.find_last_of(' ') + 1);
+  }
+  // A game begins at its first tag line after movetext, or at the text's
+  // first non-blank line.
+  int line = 0, games = 0, start = 0;
+  bool in_moves = true;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    const std::size_t end = std::min(text.find('\n', pos), text.size());
+    const std::string_view l = text.substr(pos, end - pos);
+    ++line;
+    const std::size_t first = l.find_first_not_of(" \t\r");
+    if (first != std::string_view::npos) {
+      const bool tag = l[first] == '[';
+      if ((tag && in_moves) || (!tag && games == 0)) {
+        if (++games == game) start = line;
+        if (games > game) break;
+      }
+      in_moves = !tag;
+      if (games == game && !word.empty() && l.find(word) != std::string_view::npos && !tag) return line;
+    }
+    pos = end + 1;
+  }
+  return start;
+}
+
 // A search score (centipawns for the side to move, mates near kMateScore)
 // as the analysis answers show one.
 json score_json(int score) {
@@ -750,7 +789,8 @@ class WebServer::Impl {
     try {
       records = read_pgn(text);
     } catch (const std::exception& e) {
-      bad("pgn", std::string("pgn: ") + e.what());
+      const int line = pgn_error_line(text, e.what());
+      bad("pgn", "pgn: " + (line > 0 ? "line " + std::to_string(line) + ", " : std::string()) + e.what());
     }
     json games = json::array();
     for (const GameRecord& r : records) {

@@ -233,6 +233,12 @@ try:
               "the PGN round trip keeps moves and tags")
         check(g["rules"] == "abbott1963" and g["result"] == "*" and g["fen"] == start["fen"], "rules, result, fen")
 
+    bad_pgn = written["pgn"].replace(game_moves[-1], "h9h9")
+    bad_line = next(i + 1 for i, line in enumerate(bad_pgn.split("\n")) if "h9h9" in line)
+    status, refused = post("/api/pgn/parse", {"pgn": "\n" + written["pgn"] + "\n" + bad_pgn})
+    check(status == 400 and refused["field"] == "pgn" and f"line {bad_line + len(written['pgn'].split(chr(10))) + 1}, game 2"
+          in refused["error"], f"a PGN error names the line and the game: {refused}")
+
     # ---- malformed requests: their error, then a good request still answers
     oversize = b'{"pgn": "' + b"a" * (1 << 20) + b'"}'
     bad_requests = [
