@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <atomic>
 #include <cstdio>
 #include <memory>
 #include <stdexcept>
@@ -37,13 +38,19 @@ void run(ServerOptions options) {
               o.max_searches, o.max_queue);
   std::fflush(stdout);
 
-  std::thread waiter([&server, stop_signals] {
-    int signal_number = 0;
-    sigwait(&stop_signals, &signal_number);
-    server.stop();
+  // Every signal asks the server to stop (one that comes before it has
+  // begun serving is not lost: the next one stops it).
+  std::atomic<bool> served{false};
+  std::thread waiter([&server, &served, stop_signals] {
+    for (;;) {
+      int signal_number = 0;
+      sigwait(&stop_signals, &signal_number);
+      if (served) return;
+      server.stop();
+    }
   });
   server.run();
-  // Stopped by a signal, the waiter has returned; otherwise wake it.
+  served = true;
   pthread_kill(waiter.native_handle(), SIGTERM);
   waiter.join();
   std::printf("ultima serve: stopped\n");

@@ -434,6 +434,12 @@ class WebServer::Impl {
     const int connections = options_.max_searches + options_.max_queue + 16;
     http_.new_task_queue = [connections] { return new httplib::ThreadPool(static_cast<std::size_t>(connections)); };
     http_.set_payload_max_length(options_.max_body);
+    // SO_REUSEADDR only: httplib's default adds SO_REUSEPORT, with which a
+    // second server on the same port would start and share the requests.
+    http_.set_socket_options([](socket_t sock) {
+      int yes = 1;
+      setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    });
     // An idle connection holds a thread, and stopping waits for it.
     http_.set_keep_alive_timeout(1);
     http_.set_error_handler([this](const httplib::Request& req, httplib::Response& res) {

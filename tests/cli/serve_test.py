@@ -12,7 +12,8 @@ succeeds. Two clients at once get their own analyses and games; an id in
 use is refused. With --max-searches 2 --max-queue 1, a fourth long analysis
 and a bot move are refused with 503; a client that hangs up lets the
 waiting analysis start, and work is taken again once the searches stop.
-SIGTERM stops the server cleanly.
+A second server on the port in use is refused. SIGTERM stops the server
+cleanly.
 
 Usage: serve_test.py ULTIMA PUZZLE_FILE
 """
@@ -343,6 +344,12 @@ try:
             check(stream.status == 200 and answers[-1]["final"], f"{stream.query['id']} ends with its final answer")
     status, body = post("/api/bot-move", {"bot": "novice"})
     check(status == 200, "after the searches stop, work is taken again")
+
+    # ---- a second server on the same port is refused, naming the address
+    port = base.rsplit(":", 1)[1]
+    second = subprocess.run([ultima, "serve", "--port", port], capture_output=True, text=True, timeout=60)
+    check(second.returncode == 1 and f"cannot listen on 127.0.0.1:{port}" in second.stderr,
+          f"the port in use: {second.returncode} {second.stderr}")
 finally:
     server.send_signal(signal.SIGTERM)
     try:
