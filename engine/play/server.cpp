@@ -627,7 +627,12 @@ class WebServer::Impl {
     } else if (!options_.weights.empty() && query.value("backend", json("")) == json("mcts")) {
       query["weights"] = options_.weights;
     }
+    // Progress every 250 ms unless asked otherwise, and never more often
+    // than every 50 ms: a stream is for people watching.
     if (!query.contains("report_every_ms")) query["report_every_ms"] = 250;
+    if (query["report_every_ms"].is_number_integer() && query["report_every_ms"].get<std::int64_t>() > 0 &&
+        query["report_every_ms"].get<std::int64_t>() < 50)
+      query["report_every_ms"] = 50;
     const std::uint64_t serial = ++serial_;
     if (!query.contains("id")) query["id"] = "q" + std::to_string(serial);
     if (!query["id"].is_string()) bad("id", "id must be a string");
@@ -642,6 +647,9 @@ class WebServer::Impl {
     const AnalysisSink sink = [stream](const std::string& answer, bool last) {
       {
         std::lock_guard lock(stream->mutex);
+        // A client that does not read keeps the newest progress only: each
+        // answer is a whole picture of the search so far.
+        if (!last && stream->lines.size() >= 64) stream->lines.pop_front();
         stream->lines.push_back(answer + "\n");
         if (last) stream->done = true;
       }
@@ -657,7 +665,8 @@ class WebServer::Impl {
       bad(answer["field"].is_string() ? answer["field"].get<std::string>() : "",
           answer.value("error", std::string("the query was not taken")));
     }
-    res.set_header("X-Query-Id", id);
+    if (std::all_of(id.begin(), id.end(), [](char c) { return c >= 0x20 && c < 0x7f; }))
+      res.set_header("X-Query-Id", id);
     const int socket = connection_socket(req);
     res.set_chunked_content_provider(
         "application/x-ndjson",
