@@ -2,7 +2,7 @@
 """`ultima serve` over HTTP, with Python's urllib (no browser).
 
 Starts the server on a free port (--port 0) and checks: the page's files
-with their content types; /api/info; a position after moves, with a
+with their content types, each byte for byte the file of WEB_DIR; /api/info; a position after moves, with a
 capture listed before and after it is played; a bot's move is legal; an
 analysis streams JSON lines ending with a final answer that finds a mate;
 stopping an analysis; the puzzles with a correct and an incorrect answer;
@@ -15,7 +15,7 @@ waiting analysis start, and work is taken again once the searches stop.
 A second server on the port in use is refused. SIGTERM stops the server
 cleanly.
 
-Usage: serve_test.py ULTIMA PUZZLE_FILE
+Usage: serve_test.py ULTIMA PUZZLE_FILE WEB_DIR
 """
 import http.client
 import json
@@ -28,7 +28,7 @@ import threading
 import urllib.error
 import urllib.request
 
-ultima, puzzle_file = sys.argv[1:3]
+ultima, puzzle_file, web_dir = sys.argv[1:4]
 failures = []
 checks = 0
 
@@ -129,6 +129,12 @@ try:
                        ("/style.css", "text/css"), ("/rules.html", "text/html"), ("/favicon.svg", "image/svg+xml")]:
         status, content_type, text = request("GET", path)
         check(status == 200 and content_type.startswith(kind) and text, f"GET {path}: {status} {content_type}")
+
+    for name in sorted(os.listdir(web_dir)):
+        with open(os.path.join(web_dir, name), "rb") as f:
+            content = f.read()
+        with urllib.request.urlopen(base + "/" + name, timeout=60) as r:
+            check(r.read() == content, f"/{name} is served byte for byte")
 
     # ---- info
     status, info = get("/api/info")
