@@ -556,7 +556,7 @@ class WebServer::Impl {
         // A level (or search: spec) plays within the time as well as its own budget.
         std::optional<Level> level;
         if (bot.is_level) level = find_level(bot.name);
-        else if (bot.spec.rfind("search:", 0) == 0) level = Level::from_pairs(bot.spec.substr(7));
+        else if (bot.spec.rfind("search:", 0) == 0) level = Level::from_pairs(bot.playable_spec().substr(7));
         if (level && budget_ms > 0) {
           level->name = bot.name;
           Searcher searcher(level->hash_mb);
