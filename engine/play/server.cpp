@@ -596,8 +596,8 @@ class WebServer::Impl {
   }
 
   [[noreturn]] void busy() const {
-    bad("", "busy: " + std::to_string(options_.max_searches) + " searches are running and " +
-                std::to_string(options_.max_queue) + " waiting, the most this server takes; try again soon",
+    bad("", "busy: this server runs " + std::to_string(options_.max_searches) + " searches at once and queues " +
+                std::to_string(options_.max_queue) + " more, and all are taken; try again soon",
         503);
   }
 
