@@ -650,7 +650,7 @@ async function newGame() {
     if (S.bot.timeMode === 'clock') {
       startClock(Number($('clock-minutes').value) || 5, Number($('clock-increment').value) || 0, S.full.side);
     }
-    setMessage(`New game against ${S.bot.name} (Elo ${S.bot.elo}); you play ${cap(S.bot.humanColor)}.`, 'info');
+    setMessage(`New game against ${S.bot.name} (Elo ${S.bot.elo ?? '?'}); you play ${cap(S.bot.humanColor)}.`, 'info');
     afterMove();
   } else {
     setMessage('New game: both sides move on this board.', 'info');
@@ -716,7 +716,7 @@ async function startAnalysis() {
     if (ev === 'material') { if (S.info.weights) body.weights = ''; } else body.weights = ev;
   }
   const a = {
-    id, controller, running: true, key: analysisKey(), side: S.pos.side,
+    id, controller, body, running: true, key: analysisKey(), side: S.pos.side,
     lines: [], gameId: S.gameId, updates: 0, done: null,
   };
   S.analysis = a;
@@ -819,7 +819,7 @@ function onAnswer(a, ans) {
       if (lm && analysisKey() === a.key) onSquareClickMove(lm);
     });
     list.appendChild(li);
-    pvText(a.key, m.pv || [m.move]).then((text) => { if (text) pv.textContent = text; });
+    pvText(a, m.pv || [m.move]).then((text) => { if (text) pv.textContent = text; });
   }
   renderArrows();
 }
@@ -832,14 +832,14 @@ function onSquareClickMove(m) {
 
 // A principal variation in the project's move text, from /api/position.
 const pvCache = new Map();
-async function pvText(key, pv) {
+async function pvText(a, pv) {
   const moves = pv.slice(0, 10);
-  const ck = key + '#' + moves.join(' ');
+  const ck = a.key + '#' + moves.join(' ');
   if (pvCache.has(ck)) return pvCache.get(ck);
-  const base = S.moves.slice(0, S.viewPly);
+  const base = a.body.moves;
   try {
-    const body = { rules: S.rules, moves: base.concat(moves) };
-    if (S.startFen) body.fen = S.startFen;
+    const body = { rules: a.body.rules, moves: base.concat(moves) };
+    if (a.body.fen !== 'startpos') body.fen = a.body.fen;
     const pos = await api('/api/position', body);
     const hist = pos.history.slice(base.length);
     const text = hist.map((h) => h.notation).join(' ') + (pv.length > moves.length ? ' …' : '');
@@ -1269,7 +1269,7 @@ async function init() {
   for (const b of info.bots) {
     const o = document.createElement('option');
     o.value = b.name;
-    o.textContent = `${b.name} (Elo ${b.elo})`;
+    o.textContent = `${b.name} (Elo ${b.elo ?? '?'})`;
     bs.appendChild(o);
   }
   bs.value = info.default_bot || info.bots[0].name;
