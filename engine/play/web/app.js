@@ -374,12 +374,12 @@ function checkGameEnd() {
 function endText(full) {
   const winner = full.result === '1-0' ? 'White wins' : full.result === '0-1' ? 'Black wins' : 'Draw';
   const labels = {
-    checkmate: 'Checkmate', stalemate: 'No legal move', draw: 'Draw',
-    'king-captured': 'King captured',
+    checkmate: 'Checkmate', stalemate: 'Stalemate', 'no-legal-move': 'No legal move',
+    draw: 'Draw', 'king-captured': 'King captured',
   };
-  const what = labels[full.status] || cap(full.status);
-  const reason = full.reason ? ` (${full.reason})` : '';
-  if (full.status === 'draw') return `Draw${reason} · ${full.result}`;
+  const what = labels[full.status] || cap(String(full.status).replace(/-/g, ' '));
+  const reason = full.reason && full.reason !== full.status ? ` (${String(full.reason).replace(/-/g, ' ')})` : '';
+  if (full.status === 'draw' || full.result === '1/2-1/2') return `${what}${reason} — draw · ${full.result}`;
   return `${what}${reason} — ${winner} · ${full.result}`;
 }
 
