@@ -334,18 +334,24 @@ async function fetchPosition(moves) {
 }
 
 // Shows ply `ply` of the game; `fullChanged`: the move list changed.
+let showSeq = 0;
 async function showPly(ply, fullChanged) {
   const gameId = S.gameId;
+  const seq = ++showSeq;
+  // A newer call replaces this one; it takes over a pending move-list change.
+  fullChanged = fullChanged || S.needFull;
+  S.needFull = fullChanged;
   ply = Math.max(0, Math.min(ply, S.moves.length));
   try {
     const [pos, full] = await Promise.all([
       fetchPosition(S.moves.slice(0, ply)),
       fullChanged || !S.full ? fetchPosition(S.moves) : Promise.resolve(S.full),
     ]);
-    if (gameId !== S.gameId) return;
+    if (gameId !== S.gameId || seq !== showSeq) return;
     S.viewPly = ply;
     S.pos = pos;
     S.full = full;
+    S.needFull = false;
   } catch (e) {
     if (gameId === S.gameId) setMessage('The server refused the position: ' + e.message, 'error');
     return;
