@@ -16,6 +16,7 @@ void add_match_command(CLI::App& app);
 void add_play_command(CLI::App& app);
 void add_uci_command(CLI::App& app);
 void add_analyze_command(CLI::App& app);
+void add_serve_command(CLI::App& app);
 void add_eval_command(CLI::App& app);
 void add_tune_command(CLI::App& app);
 void add_ladder_command(CLI::App& app);

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   ultima::cli::add_play_command(app);
   ultima::cli::add_uci_command(app);
   ultima::cli::add_analyze_command(app);
+  ultima::cli::add_serve_command(app);
   ultima::cli::add_eval_command(app);
   ultima::cli::add_tune_command(app);
   ultima::cli::add_ladder_command(app);

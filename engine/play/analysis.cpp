@@ -53,6 +53,9 @@ struct QueryError {
 
 struct Query {
   std::string id;
+  std::string client;  // whose query: ids are per client
+  AnalysisSink sink;
+  mutable std::atomic<int> turns_left{0};  // turns not yet answered with a final answer
   bool mcts = false;
   std::shared_ptr<Evaluator> evaluator;  // MCTS: shared by every query on the same network
   MctsSettings mcts_settings;
@@ -65,7 +68,8 @@ struct Query {
 };
 
 struct Task {
-  std::shared_ptr<const Query> query;
+  std::shared_ptr<const Query> query;  // null for a job
+  std::function<void()> job;
   int turn = 0;
   Position pos;
   std::vector<Move> root_moves;  // empty: all
@@ -118,16 +122,19 @@ json pv_json(const std::vector<Move>& pv) {
   return a;
 }
 
-class AnalysisEngine {
+}  // namespace
+
+class AnalysisService::Impl {
  public:
-  AnalysisEngine(std::ostream& out, NetworkFactory networks, AnalysisOptions options)
-      : out_(out), networks_(std::move(networks)), options_(options) {
+  using Admission = AnalysisService::Admission;
+
+  Impl(NetworkFactory networks, AnalysisOptions options) : networks_(std::move(networks)), options_(options) {
     const int n = std::max(1, options_.parallel);
     for (int i = 0; i < n; ++i) workers_.emplace_back([this] { worker_loop(); });
     watcher_ = std::thread([this] { watch_loop(); });
   }
 
-  ~AnalysisEngine() { finish(); }
+  ~Impl() { finish(); }
 
   // Answers every query still queued or running, then stops the threads.
   void finish() {
@@ -146,15 +153,16 @@ class AnalysisEngine {
     watcher_.join();
   }
 
-  void handle(const std::string& line) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) return;
+  Admission submit(const std::string& line, const AnalysisSink& sink, const std::string& client) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) return Admission::kAnswered;
     json q;
     try {
       q = json::parse(line);
     } catch (const json::parse_error& e) {
       std::string what = e.what();
       const std::size_t at = what.find("] ");
-      return emit_error(json(), "", "not valid JSON: " + (at == std::string::npos ? what : what.substr(at + 2)));
+      emit_error(sink, json(), "", "not valid JSON: " + (at == std::string::npos ? what : what.substr(at + 2)));
+      return Admission::kAnswered;
     }
     json id;
     try {
@@ -170,30 +178,86 @@ class AnalysisEngine {
           const std::string near = nearest_name(it.key(), kQueryFields);
           fail(it.key(), "unknown field '" + it.key() + "'" + (near.empty() ? "" : " (did you mean '" + near + "'?)"));
         }
-      if (q.contains("action")) return action(q, id.get<std::string>());
+      if (q.contains("action")) {
+        action(q, id.get<std::string>(), sink, client);
+        return Admission::kAnswered;
+      }
       for (const char* field : {"terminate_id", "turns"})
         if (q.contains(field)) fail(field, std::string("belongs to a terminate action"));
-      enqueue(q, id.get<std::string>());
+      return enqueue(q, id.get<std::string>(), sink, client);
     } catch (const QueryError& e) {
-      emit_error(id, e.field, e.message);
+      emit_error(sink, id, e.field, e.message);
+      return Admission::kAnswered;
     }
+  }
+
+  Admission submit_job(std::function<void()> job) {
+    auto task = std::make_shared<Task>();
+    task->job = std::move(job);
+    {
+      std::lock_guard lock(mutex_);
+      if (closing_ || over_limit(1)) return Admission::kBusy;
+      queue_.push_back(std::move(task));
+    }
+    work_cv_.notify_one();
+    return Admission::kQueued;
+  }
+
+  int terminate(const std::string& client, const std::optional<std::string>& target, const std::vector<int>& turns) {
+    int count = 0;
+    std::lock_guard lock(mutex_);
+    auto matches = [&](const Task& t) {
+      if (!t.query || t.query->client != client) return false;
+      if (target && t.query->id != *target) return false;
+      return turns.empty() || std::find(turns.begin(), turns.end(), t.turn) != turns.end();
+    };
+    // Queued turns are answered by the workers as they reach them; running
+    // ones are stopped by the watcher and answer with what they found.
+    for (const auto& t : queue_)
+      if (matches(*t) && !t->terminated.exchange(true)) ++count;
+    for (const auto& t : running_)
+      if (matches(*t) && !t->terminated.exchange(true)) ++count;
+    return count;
+  }
+
+  int pending() const {
+    std::lock_guard lock(mutex_);
+    return static_cast<int>(queue_.size() + running_.size());
   }
 
  private:
   // ---- output
 
-  void emit(const json& answer) {
+  void emit(const AnalysisSink& sink, const json& answer, bool last) {
     const std::string text = answer.dump(-1, ' ', false, json::error_handler_t::replace);
     std::lock_guard lock(out_mutex_);
-    out_ << text << std::endl;
+    if (sink) sink(text, last);
   }
 
-  void emit_error(const json& id, const std::string& field, const std::string& message) {
+  // One answer of a turn; a final one ends the turn, and the last turn's
+  // final answer is the query's last.
+  void emit(const Task& task, const json& answer) {
+    const std::string text = answer.dump(-1, ' ', false, json::error_handler_t::replace);
+    std::lock_guard lock(out_mutex_);
+    const bool last = answer.value("final", false) && task.query->turns_left.fetch_sub(1) == 1;
+    if (task.query->sink) task.query->sink(text, last);
+  }
+
+  static json error_json(const json& id, const std::string& field, const std::string& message) {
     json e;
     e["id"] = id;
     e["error"] = message;
     e["field"] = field.empty() ? json() : json(field);
-    emit(e);
+    return e;
+  }
+
+  void emit_error(const AnalysisSink& sink, const json& id, const std::string& field, const std::string& message) {
+    emit(sink, error_json(id, field, message), true);
+  }
+
+  bool over_limit(std::size_t more) const {
+    return options_.max_pending > 0 &&
+           queue_.size() + running_.size() + more > static_cast<std::size_t>(options_.max_pending);
   }
 
   // ---- reading queries
@@ -232,7 +296,7 @@ class AnalysisEngine {
     return out;
   }
 
-  void action(const json& q, const std::string& id) {
+  void action(const json& q, const std::string& id, const AnalysisSink& sink, const std::string& client) {
     if (!q["action"].is_string()) fail("action", "must be a string");
     const std::string what = q["action"].get<std::string>();
     json answer;
@@ -242,7 +306,7 @@ class AnalysisEngine {
       for (auto it = q.begin(); it != q.end(); ++it)
         if (it.key() != "id" && it.key() != "action") fail(it.key(), "query_version takes only id and action");
       answer["version"] = options_.version;
-      return emit(answer);
+      return emit(sink, answer, true);
     }
     if (what != "terminate") fail("action", "unknown action '" + what + "' (actions: terminate, query_version)");
     for (auto it = q.begin(); it != q.end(); ++it)
@@ -259,23 +323,10 @@ class AnalysisEngine {
         turns.push_back(t.get<int>());
       }
     }
-    int count = 0;
-    {
-      std::lock_guard lock(mutex_);
-      auto matches = [&](const Task& t) {
-        if (target && t.query->id != *target) return false;
-        return turns.empty() || std::find(turns.begin(), turns.end(), t.turn) != turns.end();
-      };
-      // Queued turns are answered by the workers as they reach them; running
-      // ones are stopped by the watcher and answer with what they found.
-      for (const auto& t : queue_)
-        if (matches(*t) && !t->terminated.exchange(true)) ++count;
-      for (const auto& t : running_)
-        if (matches(*t) && !t->terminated.exchange(true)) ++count;
-    }
+    const int count = terminate(client, target, turns);
     if (target) answer["terminate_id"] = *target;
     answer["terminated_turns"] = count;
-    emit(answer);
+    emit(sink, answer, true);
   }
 
   std::shared_ptr<Evaluator> evaluator_for(const std::string& weights) {
@@ -299,9 +350,11 @@ class AnalysisEngine {
     return e;
   }
 
-  void enqueue(const json& q, const std::string& id) {
+  Admission enqueue(const json& q, const std::string& id, const AnalysisSink& sink, const std::string& client) {
     auto query = std::make_shared<Query>();
     query->id = id;
+    query->client = client;
+    query->sink = sink;
 
     Rules rules;
     try {
@@ -431,11 +484,24 @@ class AnalysisEngine {
       }
       tasks.push_back(std::move(task));
     }
+    query->turns_left = static_cast<int>(tasks.size());
+    bool closing = false, busy = false;
     {
       std::lock_guard lock(mutex_);
-      for (auto& t : tasks) queue_.push_back(std::move(t));
+      closing = closing_;
+      busy = closing || over_limit(tasks.size());
+      if (!busy)
+        for (auto& t : tasks) queue_.push_back(std::move(t));
+    }
+    if (busy) {
+      emit_error(sink, id, "",
+                 closing ? "busy: the engine is shutting down"
+                         : "busy: " + std::to_string(options_.max_pending) +
+                               " searches are running or queued already, the most this engine takes; try again later");
+      return Admission::kBusy;
     }
     work_cv_.notify_all();
+    return Admission::kQueued;
   }
 
   // ---- searching
@@ -454,15 +520,25 @@ class AnalysisEngine {
         skip = task->terminated;
         if (!skip) running_.push_back(task);
       }
-      if (skip) {
-        emit(header(*task, true, true));
-        continue;
+      if (task->job) {
+        try {
+          task->job();
+        } catch (...) {
+          // A job reports through what it captured.
+        }
+      } else if (skip) {
+        emit(*task, header(*task, true, true));
+      } else {
+        try {
+          run(*task, searcher);
+        } catch (const std::exception& e) {
+          json error = error_json(task->query->id, "", "search failed at turn " + std::to_string(task->turn) + ": " + e.what());
+          error["final"] = true;
+          error["turn"] = task->turn;
+          emit(*task, error);
+        }
       }
-      try {
-        run(*task, searcher);
-      } catch (const std::exception& e) {
-        emit_error(task->query->id, "", "search failed at turn " + std::to_string(task->turn) + ": " + e.what());
-      }
+      if (skip) continue;
       std::lock_guard lock(mutex_);
       running_.erase(std::find(running_.begin(), running_.end(), task));
     }
@@ -496,7 +572,7 @@ class AnalysisEngine {
     if (status.over()) {
       json a = header(task, true, false);
       a["game_over"] = {{"result", outcome_text(status.outcome)}, {"termination", termination_name(status.termination)}};
-      return emit(a);
+      return emit(task, a);
     }
     if (task.query->mcts) return run_mcts(task);
     run_alphabeta(task, searcher);
@@ -520,7 +596,7 @@ class AnalysisEngine {
       const auto now = Clock::now();
       if (now - last_report < std::chrono::milliseconds(q.report_every_ms)) return;
       last_report = now;
-      emit(alphabeta_answer(task, lines, info.depth, info.nodes, info.time_ms, false));
+      emit(task, alphabeta_answer(task, lines, info.depth, info.nodes, info.time_ms, false));
     };
     Position pos = task.pos;
     const auto start = Clock::now();
@@ -531,7 +607,7 @@ class AnalysisEngine {
       const int m = mate_moves(r.lines[0].score);
       a["mate_search"] = {{"bound", q.limits.mate}, {"found", m > 0 && m <= q.limits.mate}};
     }
-    emit(a);
+    emit(task, a);
   }
 
   json alphabeta_answer(const Task& task, const std::vector<SearchInfo>& lines, int depth, std::uint64_t nodes,
@@ -583,10 +659,10 @@ class AnalysisEngine {
     limits.root_moves = task.root_moves;
     StopHook hook(task, [&mcts] { mcts.stop(); });
     auto on_info = [&](const MctsResult& r) {
-      if (!r.final && q.report_every_ms > 0) emit(mcts_answer(task, r, raw, legal, false));
+      if (!r.final && q.report_every_ms > 0) emit(task, mcts_answer(task, r, raw, legal, false));
     };
     const MctsResult r = mcts.search(limits, on_info);
-    emit(mcts_answer(task, r, raw, legal, true));
+    emit(task, mcts_answer(task, r, raw, legal, true));
   }
 
   json mcts_answer(const Task& task, const MctsResult& r, const EvalOutput& raw, const MoveList& legal,
@@ -642,7 +718,6 @@ class AnalysisEngine {
     return 0;
   }
 
-  std::ostream& out_;
   NetworkFactory networks_;
   AnalysisOptions options_;
   std::mutex out_mutex_;
@@ -650,7 +725,7 @@ class AnalysisEngine {
   std::mutex evaluators_mutex_;
   std::map<std::string, std::shared_ptr<Evaluator>> evaluators_;
 
-  std::mutex mutex_;  // the queue, the running list, closing_
+  mutable std::mutex mutex_;  // the queue, the running list, closing_
   std::condition_variable work_cv_, watch_cv_;
   std::deque<std::shared_ptr<Task>> queue_;
   std::vector<std::shared_ptr<Task>> running_;
@@ -660,12 +735,33 @@ class AnalysisEngine {
   std::thread watcher_;
 };
 
-}  // namespace
+AnalysisService::AnalysisService(NetworkFactory networks, AnalysisOptions options)
+    : impl_(std::make_unique<Impl>(std::move(networks), std::move(options))) {}
+
+AnalysisService::~AnalysisService() = default;
+
+AnalysisService::Admission AnalysisService::submit(const std::string& line, AnalysisSink sink,
+                                                   const std::string& client) {
+  return impl_->submit(line, sink, client);
+}
+
+AnalysisService::Admission AnalysisService::submit_job(std::function<void()> job) {
+  return impl_->submit_job(std::move(job));
+}
+
+int AnalysisService::terminate(const std::string& client, const std::string& id) {
+  return impl_->terminate(client, id, {});
+}
+
+int AnalysisService::pending() const { return impl_->pending(); }
+
+void AnalysisService::finish() { impl_->finish(); }
 
 void run_analysis(std::istream& in, std::ostream& out, const NetworkFactory& networks, const AnalysisOptions& options) {
-  AnalysisEngine engine(out, networks, options);
-  for (std::string line; std::getline(in, line);) engine.handle(line);
-  engine.finish();
+  AnalysisService service(networks, options);
+  const AnalysisSink sink = [&out](const std::string& answer, bool) { out << answer << std::endl; };
+  for (std::string line; std::getline(in, line);) service.submit(line, sink);
+  service.finish();
 }
 
 }  // namespace ultima

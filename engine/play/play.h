@@ -2,8 +2,8 @@
 // name them (player_spec.h), graded levels, the bot catalogue (bot.h),
 // style figures of games (style.h), the match runner with Elo and SPRT,
 // game records (PGN), a person's game against a bot at a terminal, the UCI
-// engine, the JSON analysis engine, value fitting, puzzles, and the atomic
-// file writer.
+// engine, the JSON analysis engine (a shared service), the web board's
+// server, value fitting, puzzles, and the atomic file writer.
 #pragma once
 
 #include "engine/play/analysis.h"
@@ -16,6 +16,7 @@
 #include "engine/play/player.h"
 #include "engine/play/player_spec.h"
 #include "engine/play/puzzle.h"
+#include "engine/play/server.h"
 #include "engine/play/style.h"
 #include "engine/play/terminal_game.h"
 #include "engine/play/uci.h"

@@ -1,0 +1,80 @@
+// ultima serve [--port P] [--host H] [--weights FILE] [--max-searches N]
+// [--max-queue M] [--threads T]: the web board (engine/play/server.h) on a
+// local HTTP port, until SIGINT or SIGTERM.
+#include <pthread.h>
+#include <signal.h>
+
+#include <cstdio>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include "commands.h"
+#include "common.h"
+#include "engine/play/server.h"
+
+namespace ultima::cli {
+namespace {
+
+void run(ServerOptions options) {
+  options.version = ULTIMA_VERSION;
+  // SIGINT and SIGTERM go to one thread that stops the server; every other
+  // thread (made after this) has them blocked. A write to a client that has
+  // gone must not end the program: SIGPIPE is ignored.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  WebServer server(options, network_factory());
+  const int port = server.bind();
+  const std::string host = options.host.find(':') != std::string::npos ? "[" + options.host + "]" : options.host;
+  const ServerOptions& o = server.options();
+  std::printf("ultima serve: http://%s:%d/ (%d searches at once, %d queued; Ctrl-C stops)\n", host.c_str(), port,
+              o.max_searches, o.max_queue);
+  std::fflush(stdout);
+
+  std::thread waiter([&server, stop_signals] {
+    int signal_number = 0;
+    sigwait(&stop_signals, &signal_number);
+    server.stop();
+  });
+  server.run();
+  // Stopped by a signal, the waiter has returned; otherwise wake it.
+  pthread_kill(waiter.native_handle(), SIGTERM);
+  waiter.join();
+  std::printf("ultima serve: stopped\n");
+}
+
+}  // namespace
+
+void add_serve_command(CLI::App& app) {
+  auto o = std::make_shared<ServerOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "serve", "the web board: play the bots, analyse, solve puzzles in a browser (docs/web.md)");
+  cmd->add_option("--port", o->port, "TCP port; 0 picks a free one (printed)")
+      ->check(CLI::Range(0, 65535))
+      ->capture_default_str();
+  cmd->add_option("--host", o->host,
+                  "address to listen on; the default serves this machine only (docs/web.md on exposing it)")
+      ->capture_default_str();
+  cmd->add_option("--weights", o->weights, "network of the MCTS analyses (default: the material evaluator)");
+  cmd->add_option("--max-searches", o->max_searches, "searches (analyses and bot moves) at once; 0: the cores")
+      ->check(CLI::Range(0, 1024))
+      ->capture_default_str();
+  cmd->add_option("--max-queue", o->max_queue, "searches waiting beyond those; more are refused with 503")
+      ->check(CLI::Range(0, 4096))
+      ->capture_default_str();
+  cmd->add_option("--threads", o->threads, "connections served at once; 0: max-searches + max-queue + 8")
+      ->check(CLI::Range(0, 4096))
+      ->capture_default_str();
+  cmd->add_option("--hash", o->hash_mb, "alpha-beta transposition table per analysis, MB")
+      ->check(CLI::Range(1, 65536))
+      ->capture_default_str();
+  cmd->callback([o] { run(*o); });
+}
+
+}  // namespace ultima::cli

@@ -1,0 +1,57 @@
+// `ultima serve`: the web board's HTTP server. It serves the page (the
+// files of engine/play/web/, built into the program) and the JSON API the
+// page talks to: positions with their legal moves and captures, bot moves,
+// analyses streamed from the shared analysis engine, puzzles, PGN. The API
+// is described in docs/web.md.
+//
+// Every search (an analysis or a bot's move) goes through one
+// AnalysisService: at most max_searches run at once, max_queue more wait,
+// and beyond that a request is refused with 503, so a busy page cannot
+// starve the machine.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "engine/play/player_spec.h"
+
+namespace ultima {
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";
+  int port = 8080;                 // 0: any free port
+  std::string weights;             // the network of MCTS analyses, empty: the material evaluator
+  int max_searches = 0;            // searches at once; 0: the machine's cores
+  int max_queue = 8;               // searches waiting beyond those
+  int threads = 0;                 // connections served at once; 0: max_searches + max_queue + 8
+  int hash_mb = 16;                // each alpha-beta analysis's transposition table
+  std::string version = "?";
+  std::size_t max_body = 1 << 20;  // larger request bodies get 413
+};
+
+class WebServer {
+ public:
+  // `networks` makes the evaluators of networks (MCTS analyses with
+  // weights, bots that play a network).
+  WebServer(ServerOptions options, NetworkFactory networks);
+  ~WebServer();
+  WebServer(const WebServer&) = delete;
+  WebServer& operator=(const WebServer&) = delete;
+
+  // Binds the address; the port it listens on (the chosen one for port 0).
+  // Throws std::runtime_error naming the address when it cannot.
+  int bind();
+  // Serves until stop(); then ends every stream and finishes the searches.
+  void run();
+  // From any thread: run() returns soon.
+  void stop();
+
+  const ServerOptions& options() const;
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ultima
