@@ -127,6 +127,7 @@ class BoardTest:
 
     def shot(self, name):
         path = os.path.join(self.artifacts, name + '.png')
+        self.js('window.scrollTo(0, 0)')
         self.d.save_screenshot(path)
         return path
 
@@ -217,8 +218,10 @@ class BoardTest:
     def illegal_move(self):
         """A clock game: both clocks shown, the running one counts down; a
         move that is not legal is refused with a message, and nothing moves."""
+        info = json.loads(urllib.request.urlopen(self.server.url + '/api/info', timeout=30).read())
         self.open_page()
         self.select('#opponent-select', 'bot')
+        self.select('#bot-select', info['bots'][0]['name'])
         self.select('#color-select', 'white')
         self.select('#time-mode', 'clock')
         self.set_input('#clock-minutes', '2')
@@ -239,6 +242,7 @@ class BoardTest:
         msg = self.el('#message')
         self.wait(lambda: 'error' in msg.get_attribute('class'), 'the refusal message')
         assert 'Illegal' in msg.text, msg.text
+        refused = msg.text
         assert self.square('a2').get_attribute('data-piece') == 'P', 'the pawn left a2'
         assert self.square('b3').get_attribute('data-piece') is None
         assert self.moves_shown() == 0
@@ -252,7 +256,7 @@ class BoardTest:
         self.el('#resign').click()
         self.wait(lambda: self.el('#result-banner').is_displayed(), 'the resignation banner')
         assert '0-1' in self.el('#result-banner').text
-        return 'refused: %s' % msg.text
+        return 'refused: %s' % refused
 
     def analysis(self):
         """Analysis of the start position: lines appear, then update while it
@@ -392,10 +396,13 @@ def main():
     from selenium.webdriver.chrome.service import Service
 
     os.makedirs(args.artifacts, exist_ok=True)
+    for old in os.listdir(args.artifacts):
+        if old.endswith('.png'):
+            os.remove(os.path.join(args.artifacts, old))
     server = Server(args.ultima, args.source, os.path.join(args.artifacts, 'server.log'))
     opts = webdriver.ChromeOptions()
     opts.binary_location = chromium
-    for a in ('--headless=new', '--no-sandbox', '--disable-dev-shm-usage', '--window-size=1280,900',
+    for a in ('--headless=new', '--no-sandbox', '--disable-dev-shm-usage', '--window-size=1280,960',
               '--disable-gpu', '--no-first-run', '--disable-extensions'):
         opts.add_argument(a)
     opts.add_experimental_option('prefs', {'download.default_directory': args.artifacts})

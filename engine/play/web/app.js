@@ -458,7 +458,13 @@ function highlightMoveList() {
   for (const s of document.querySelectorAll('#move-list .move')) {
     const cur = Number(s.dataset.ply) === S.viewPly;
     s.classList.toggle('current', cur);
-    if (cur) s.scrollIntoView({ block: 'nearest' });
+    if (cur) {
+      // Scroll the list only, never the page.
+      const list = $('move-list');
+      const top = s.offsetTop;          // the list is the offset parent
+      if (top < list.scrollTop) list.scrollTop = top;
+      else if (top + s.offsetHeight > list.scrollTop + list.clientHeight) list.scrollTop = top + s.offsetHeight - list.clientHeight;
+    }
   }
 }
 
@@ -825,7 +831,17 @@ function onAnswer(a, ans) {
       if (lm && analysisKey() === a.key) onSquareClickMove(lm);
     });
     list.appendChild(li);
-    pvText(a, m.pv || [m.move]).then((text) => { if (text) pv.textContent = text; });
+    pvText(a, m.pv || [m.move]).then((moves) => {
+      if (!moves) return;
+      // One span per move, so a line breaks between moves only.
+      pv.textContent = '';
+      moves.forEach((t, i) => {
+        const span = document.createElement('span');
+        span.className = 'pv-move';
+        span.textContent = t;
+        pv.append(i ? ' ' : '', span);
+      });
+    });
   }
   renderArrows();
 }
@@ -848,7 +864,8 @@ async function pvText(a, pv) {
     if (a.body.fen !== 'startpos') body.fen = a.body.fen;
     const pos = await api('/api/position', body);
     const hist = pos.history.slice(base.length);
-    const text = hist.map((h) => h.notation).join(' ') + (pv.length > moves.length ? ' …' : '');
+    const text = hist.map((h) => h.notation);
+    if (pv.length > moves.length) text.push('…');
     if (pvCache.size > 500) pvCache.clear();
     pvCache.set(ck, text);
     return text;
@@ -1317,7 +1334,10 @@ async function init() {
   $('game-select').addEventListener('change', () => showGame(S.loadedGames[Number($('game-select').value)]));
   $('graph-run').addEventListener('click', runGraph);
   $('eval-graph').addEventListener('click', onGraphClick);
-  for (const id of ['puzzle-tag', 'puzzle-min', 'puzzle-max']) $(id).addEventListener('input', renderPuzzleList);
+  for (const id of ['puzzle-tag', 'puzzle-min', 'puzzle-max']) {
+    $(id).addEventListener('input', renderPuzzleList);
+    $(id).addEventListener('change', renderPuzzleList);
+  }
   $('puzzle-hint').addEventListener('click', puzzleHint);
   document.addEventListener('keydown', onKey);
 
