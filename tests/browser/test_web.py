@@ -374,8 +374,13 @@ class BoardTest:
         self.el('#pgn-text').clear()
         self.el('#pgn-save').click()
         self.wait(lambda: '[Event' in self.el('#pgn-text').get_attribute('value'), 'the saved PGN')
-        saved = self.server.post_json('/api/pgn/parse', {'pgn': self.el('#pgn-text').get_attribute('value')})
+        text = self.el('#pgn-text').get_attribute('value')
+        saved = self.server.post_json('/api/pgn/parse', {'pgn': text})
         assert saved['games'][0]['moves'] == self.game_moves(), 'the saved game differs'
+        assert saved['games'][0]['result'] == '1-0', saved['games'][0]['result']
+        # The browser downloaded the same text.
+        download = os.path.join(self.artifacts, 'ultima-game.pgn')
+        self.wait(lambda: os.path.exists(download) and open(download).read() == text, 'the downloaded PGN')
         return '%d plies stepped, graph drawn, saved' % n
 
 
@@ -395,9 +400,10 @@ def main():
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
+    args.artifacts = os.path.abspath(args.artifacts)
     os.makedirs(args.artifacts, exist_ok=True)
     for old in os.listdir(args.artifacts):
-        if old.endswith('.png'):
+        if old.endswith('.png') or old.endswith('.pgn'):
             os.remove(os.path.join(args.artifacts, old))
     server = Server(args.ultima, args.source, os.path.join(args.artifacts, 'server.log'))
     opts = webdriver.ChromeOptions()
