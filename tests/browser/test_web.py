@@ -98,6 +98,8 @@ class BoardTest:
     def __init__(self, driver, server, source, artifacts):
         from selenium.webdriver.common.by import By
         from selenium.webdriver.support.ui import WebDriverWait
+        from selenium.webdriver.common.action_chains import ActionChains
+        self.ActionChains = ActionChains
         self.By = By
         self.d = driver
         self.server = server
@@ -316,7 +318,21 @@ class BoardTest:
         self.wait(lambda: self.el('#puzzle-status').get_attribute('data-state') == 'wrong', 'the wrong move refused')
         assert self.moves_shown() == 0
         for i in range(0, len(chosen['solution']), 2):
-            self.click_move(chosen['solution'][i])
+            move = chosen['solution'][i]
+            before = self.server.post_json('/api/position', {'rules': chosen['rules'], 'fen': chosen['fen'],
+                                                             'moves': chosen['solution'][:i]})
+            captures = next(m['captures'] for m in before['legal'] if m['move'] == move)
+            # Hovering over the target frames what the move would capture.
+            self.square(move[0:2]).click()
+            self.ActionChains(self.d).move_to_element(self.square(move[2:4])).perform()
+            self.wait(lambda: sorted(e.get_attribute('data-square') for e in self.els('#board .will-capture')) ==
+                      sorted(captures), 'the capture preview of %s' % move)
+            self.square(move[2:4]).click()
+            self.wait(lambda: self.moves_shown() >= i + 1, 'the move played')
+            # After the move its captures stay marked until the reply.
+            if i + 1 == len(chosen['solution']):
+                for c in captures:
+                    self.wait(lambda: 'captured' in self.square(c).get_attribute('class'), 'captured mark on ' + c)
             if i + 1 < len(chosen['solution']):
                 self.wait(lambda: self.moves_shown() == i + 2, 'the reply')
                 assert self.game_moves()[i + 1] == chosen['solution'][i + 1]

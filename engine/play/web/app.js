@@ -685,7 +685,15 @@ function resetGame(rules, fen, moves) {
   S.puzzle = null;
   S.bot = null;
   setBusy(false);
-  $('rules-select').value = rules;
+  const rs = $('rules-select');
+  if (![...rs.options].some((o) => o.value === rules)) {
+    // A rule set with switches (from a PGN): offered as it is.
+    const o = document.createElement('option');
+    o.value = rules;
+    o.textContent = rules;
+    rs.appendChild(o);
+  }
+  rs.value = rules;
   $('graph-status').textContent = '';
 }
 
@@ -894,9 +902,7 @@ function setEvalBar(score, side) {
 function renderArrows() {
   const svg = $('arrows');
   const a = S.analysis;
-  let html = '<defs><marker id="ah" viewBox="0 0 10 10" refX="5" refY="5" markerWidth="3" markerHeight="3" orient="auto-start-reverse">' +
-    '<path d="M0,0 L10,5 L0,10 z" fill="context-stroke"/></marker>' +
-    '<marker id="ah1" viewBox="0 0 10 10" refX="5" refY="5" markerWidth="3" markerHeight="3" orient="auto">' +
+  let html = '<defs><marker id="ah1" viewBox="0 0 10 10" refX="5" refY="5" markerWidth="3" markerHeight="3" orient="auto">' +
     '<path d="M0,0 L10,5 L0,10 z" fill="#2f7d32"/></marker>' +
     '<marker id="ah2" viewBox="0 0 10 10" refX="5" refY="5" markerWidth="3" markerHeight="3" orient="auto">' +
     '<path d="M0,0 L10,5 L0,10 z" fill="#1e5fa8"/></marker></defs>';
