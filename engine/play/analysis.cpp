@@ -432,6 +432,9 @@ class AnalysisService::Impl {
           fail("mcts", e.what());
         }
       }
+      if (options_.max_threads > 0 && query->mcts_settings.config.threads > options_.max_threads)
+        fail("mcts", "threads=" + std::to_string(query->mcts_settings.config.threads) + " is over this engine's limit of " +
+                         std::to_string(options_.max_threads) + " per search");
       if (q.contains("max_visits")) query->mcts_limits.visits = int_field(q, "max_visits", 1, 1'000'000'000);
       query->mcts_limits.movetime_ms = time_ms;
       query->mcts_limits.playouts = query->mcts_settings.limits.playouts;

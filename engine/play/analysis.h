@@ -28,6 +28,9 @@ struct AnalysisOptions {
   // The most turns (and jobs) running and queued together; a query that
   // would go beyond it is refused with a busy error. 0: no limit.
   int max_pending = 0;
+  // The most threads one MCTS search may use (its mcts "threads="); more is
+  // an error naming the field. 0: no limit.
+  int max_threads = 0;
 };
 
 // Where a query's answers go: one JSON object's text (no newline), and

@@ -1,13 +1,18 @@
 // The web board's server. This is the one file that includes httplib.h.
 #include "engine/play/server.h"
 
+#include <arpa/inet.h>
 #include <httplib.h>
+#include <poll.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <deque>
+#include <filesystem>
 #include <future>
 #include <map>
 #include <mutex>
@@ -259,6 +264,52 @@ std::string bot_kind(const Bot& bot) {
   return colon == std::string::npos ? bot.spec : bot.spec.substr(0, colon);
 }
 
+// The socket of the request's connection (found by its two ends among the
+// process's open files), or -1. httplib hands a response's writer no
+// socket, and a client that goes away is otherwise seen only at the next
+// write, which a long search may not make for a while.
+int connection_socket(const httplib::Request& req) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd", ec)) {
+    const int fd = std::atoi(entry.path().filename().c_str());
+    sockaddr_storage peer{}, local{};
+    socklen_t peer_size = sizeof peer, local_size = sizeof local;
+    if (getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &peer_size) != 0) continue;
+    if (getsockname(fd, reinterpret_cast<sockaddr*>(&local), &local_size) != 0) continue;
+    auto ends = [](const sockaddr_storage& a, std::string& host, int& port) {
+      char text[INET6_ADDRSTRLEN] = {};
+      if (a.ss_family == AF_INET) {
+        const auto* in = reinterpret_cast<const sockaddr_in*>(&a);
+        inet_ntop(AF_INET, &in->sin_addr, text, sizeof text);
+        port = ntohs(in->sin_port);
+      } else if (a.ss_family == AF_INET6) {
+        const auto* in = reinterpret_cast<const sockaddr_in6*>(&a);
+        inet_ntop(AF_INET6, &in->sin6_addr, text, sizeof text);
+        port = ntohs(in->sin6_port);
+      } else {
+        return false;
+      }
+      host = text;
+      return true;
+    };
+    std::string peer_host, local_host;
+    int peer_port = -1, local_port = -1;
+    if (!ends(peer, peer_host, peer_port) || !ends(local, local_host, local_port)) continue;
+    if (peer_host == req.remote_addr && peer_port == req.remote_port && local_port == req.local_port) return fd;
+  }
+  return -1;
+}
+
+// Has the other end closed the connection (or has it failed)?
+bool peer_closed(int fd) {
+  if (fd < 0) return false;
+  pollfd p{fd, POLLIN | POLLRDHUP, 0};
+  if (poll(&p, 1, 0) <= 0) return false;
+  if (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) return true;
+  char c;
+  return recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
+
 // The lines of an analysis's answers, from the engine's threads to the
 // connection's.
 struct Stream {
@@ -278,11 +329,12 @@ class WebServer::Impl {
         bot_networks_(networks ? shared_networks(networks) : NetworkFactory{}) {
     if (options_.max_searches <= 0) options_.max_searches = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     options_.max_queue = std::max(0, options_.max_queue);
-    if (options_.threads <= 0) options_.threads = options_.max_searches + options_.max_queue + 8;
+    options_.threads = std::max(1, options_.threads);
     AnalysisOptions a;
     a.parallel = options_.max_searches;
     a.max_pending = options_.max_searches + options_.max_queue;
     a.hash_mb = options_.hash_mb;
+    a.max_threads = options_.threads;
     a.version = options_.version;
     service_ = std::make_unique<AnalysisService>(networks_, a);
     try {
@@ -338,7 +390,10 @@ class WebServer::Impl {
   }
 
   void routes() {
-    http_.new_task_queue = [n = options_.threads] { return new httplib::ThreadPool(static_cast<std::size_t>(n)); };
+    // Each analysis stream and each waiting bot move holds a connection's
+    // thread: room for all of them, and for the page's other requests.
+    const int connections = options_.max_searches + options_.max_queue + 16;
+    http_.new_task_queue = [connections] { return new httplib::ThreadPool(static_cast<std::size_t>(connections)); };
     http_.set_payload_max_length(options_.max_body);
     http_.set_keep_alive_timeout(5);
     http_.set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
@@ -412,7 +467,8 @@ class WebServer::Impl {
     if (!catalogue_error_.empty()) out["bots_error"] = catalogue_error_;
     out["backends"] = {"alphabeta", "mcts"};
     out["weights"] = options_.weights;
-    out["limits"] = {{"max_searches", options_.max_searches}, {"max_queue", options_.max_queue}};
+    out["limits"] = {
+        {"max_searches", options_.max_searches}, {"max_queue", options_.max_queue}, {"threads", options_.threads}};
     send_json(res, out);
   }
 
@@ -556,9 +612,10 @@ class WebServer::Impl {
           answer.value("error", std::string("the query was not taken")));
     }
     res.set_header("X-Query-Id", id);
+    const int socket = connection_socket(req);
     res.set_chunked_content_provider(
         "application/x-ndjson",
-        [stream](std::size_t, httplib::DataSink& out) {
+        [this, stream, socket, id](std::size_t, httplib::DataSink& out) {
           std::unique_lock lock(stream->mutex);
           stream->cv.wait_for(lock, std::chrono::milliseconds(200),
                               [&] { return !stream->lines.empty() || stream->done; });
@@ -571,11 +628,12 @@ class WebServer::Impl {
           }
           if (stream->done) {
             lock.unlock();
+            forget(id);  // before the end reaches the client, who may reuse the id at once
             out.done();
             return true;
           }
           lock.unlock();
-          return out.is_writable();
+          return out.is_writable() && !peer_closed(socket);
         },
         [this, stream, id, client](bool) {
           // Ended early (the client went away, the server stops): the

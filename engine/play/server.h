@@ -24,7 +24,7 @@ struct ServerOptions {
   std::string weights;             // the network of MCTS analyses, empty: the material evaluator
   int max_searches = 0;            // searches at once; 0: the machine's cores
   int max_queue = 8;               // searches waiting beyond those
-  int threads = 0;                 // connections served at once; 0: max_searches + max_queue + 8
+  int threads = 1;                 // the most threads one search may use (MCTS analyses)
   int hash_mb = 16;                // each alpha-beta analysis's transposition table
   std::string version = "?";
   std::size_t max_body = 1 << 20;  // larger request bodies get 413
