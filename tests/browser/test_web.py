@@ -428,6 +428,7 @@ def main():
               '--disable-gpu', '--no-first-run', '--disable-extensions'):
         opts.add_argument(a)
     opts.add_experimental_option('prefs', {'download.default_directory': args.artifacts})
+    opts.set_capability('goog:loggingPrefs', {'browser': 'ALL'})
     driver = None
     failed = []
     try:
@@ -441,6 +442,10 @@ def main():
             t0 = time.monotonic()
             try:
                 note = getattr(t, name)()
+                # The page logged no error to the console (a script error, a
+                # failed request) while the scenario ran.
+                errors = [e['message'] for e in driver.get_log('browser') if e.get('level') == 'SEVERE']
+                assert not errors, 'console errors: %s' % errors
                 print('PASS %-14s %5.1f s  %s' % (name, time.monotonic() - t0, note), flush=True)
             except Exception:
                 failed.append(name)
