@@ -297,7 +297,11 @@ function trySelect(sq, entry) {
   const pos = S.pos;
   const why = canMoveNow();
   if (why) { select(null); refuse(`You cannot move now: ${why}.`); return; }
-  if (entry.color !== pos.side) { select(null); refuse(`Illegal move: it is ${cap(pos.side)}'s turn.`); return; }
+  if (entry.color !== pos.side) {
+    select(null);
+    refuse(`Illegal move: that ${PIECE_NAMES[entry.piece.toLowerCase()].toLowerCase()} is ${cap(entry.color)}'s, and it is ${cap(pos.side)}'s turn.`);
+    return;
+  }
   select(sq);
   const n = pos.legal.filter((m) => m.from === sq && m.move[0] !== 'x').length;
   if (entry.frozen) {
