@@ -68,7 +68,8 @@ class Server:
                 if m and not found.is_set():
                     self.port = int(m.group(1))
                     found.set()
-        threading.Thread(target=read, daemon=True).start()
+        self.reader = threading.Thread(target=read, daemon=True)
+        self.reader.start()
         if not found.wait(120) or self.proc.poll() is not None:
             self.stop()
             raise RuntimeError('ultima serve printed no address (see %s)' % log_path)
@@ -91,6 +92,7 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+        self.reader.join(10)        # it writes the log until the server's output ends
         self.log.close()
 
 
@@ -98,6 +100,8 @@ class BoardTest:
     def __init__(self, driver, server, source, artifacts):
         from selenium.webdriver.common.by import By
         from selenium.webdriver.support.ui import WebDriverWait
+        from selenium.common.exceptions import StaleElementReferenceException
+        self.Stale = StaleElementReferenceException
         from selenium.webdriver.common.action_chains import ActionChains
         self.ActionChains = ActionChains
         self.By = By
@@ -111,7 +115,8 @@ class BoardTest:
 
     def wait(self, cond, what, timeout=60):
         try:
-            return self.Wait(self.d, timeout, poll_frequency=0.05).until(lambda d: cond())
+            return self.Wait(self.d, timeout, poll_frequency=0.05,
+                             ignored_exceptions=(self.Stale,)).until(lambda d: cond())
         except Exception as e:
             raise AssertionError('timed out waiting for: %s (%s)' % (what, type(e).__name__))
 
@@ -172,6 +177,11 @@ class BoardTest:
         final = json.loads(text.strip().split('\n')[-1])
         return final['moves'][0]['move']
 
+    def board_pieces(self):
+        """{square: FEN letter} of the board as shown, read in one go."""
+        return self.js('const o = {}; for (const e of document.querySelectorAll("#board .square[data-piece]"))'
+                       ' o[e.dataset.square] = e.dataset.piece; return o;')
+
     def game_moves(self):
         return [e.get_attribute('data-move') for e in self.els('#move-list .move')]
 
@@ -229,9 +239,10 @@ class BoardTest:
         self.set_input('#clock-minutes', '2')
         self.set_input('#clock-increment', '1')
         self.el('#new-game').click()
-        self.wait(lambda: self.el('#status').get_attribute('data-ply') == '0', 'the new game')
         white = self.el('.clock[data-color="white"]')
         black = self.el('.clock[data-color="black"]')
+        self.wait(lambda: self.js('return document.body.dataset.mode') == 'bot' and white.get_attribute('data-ms'),
+                  'the new game with its clocks')
         start = int(white.get_attribute('data-ms'))
         assert black.get_attribute('data-ms'), 'the black clock is not shown'
         self.wait(lambda: int(white.get_attribute('data-ms')) < start, "White's clock to count down")
@@ -259,6 +270,23 @@ class BoardTest:
         self.wait(lambda: self.el('#result-banner').is_displayed(), 'the resignation banner')
         assert '0-1' in self.el('#result-banner').text
         return 'refused: %s' % refused
+
+    def presets(self):
+        """Every rule preset of /api/info is offered, and a new game under
+        each starts from that preset's own position (the server's)."""
+        info = json.loads(urllib.request.urlopen(self.server.url + '/api/info', timeout=30).read())
+        self.open_page()
+        offered = [e.get_attribute('value') for e in self.els('#rules-select option')]
+        assert offered == info['presets'], offered
+        self.select('#opponent-select', 'human')
+        for preset in info['presets']:
+            self.select('#rules-select', preset)
+            self.el('#new-game').click()
+            start = self.server.post_json('/api/position', {'rules': preset, 'moves': []})
+            want = {'abcdefgh'[i % 8] + str(8 - i // 8): e['piece'] for i, e in enumerate(start['board']) if e}
+            self.wait(lambda: self.board_pieces() == want,
+                      'the start position of ' + preset)
+        return '%d presets' % len(info['presets'])
 
     def analysis(self):
         """Analysis of the start position: lines appear, then update while it
@@ -371,16 +399,17 @@ class BoardTest:
         self.wait(lambda: self.ply() == 10, 'a click in the move list')
         # The board shows the position after those 10 moves.
         fen_after = self.server.post_json('/api/position', {'rules': 'abbott1963', 'moves': self.game_moves()[:10]})
-        for i, entry in enumerate(fen_after['board']):
-            sq = 'abcdefgh'[i % 8] + str(8 - i // 8)
-            got = self.square(sq).get_attribute('data-piece')
-            assert got == (entry['piece'] if entry else None), 'square %s: %r' % (sq, got)
+        want = {'abcdefgh'[i % 8] + str(8 - i // 8): e['piece'] for i, e in enumerate(fen_after['board']) if e}
+        assert self.board_pieces() == want, self.board_pieces()
         self.el('#nav-last').click()
         self.wait(lambda: self.ply() == n, 'last')
         self.wait(lambda: self.el('#result-banner').is_displayed(), 'the game result')
         self.el('#graph-run').click()
         graph = self.el('#eval-graph')
         self.wait(lambda: graph.get_attribute('data-points') == str(n + 1), 'the evaluation graph', timeout=180)
+        # A click on the graph's middle jumps to the middle of the game.
+        self.ActionChains(self.d).move_to_element(graph).click().perform()
+        self.wait(lambda: abs(self.ply() - n / 2) <= 1, 'a click on the graph')
         self.el('#nav-first').click()
         self.wait(lambda: self.ply() == 0, 'first')
         self.el('#nav-next').click()
@@ -435,7 +464,7 @@ def main():
         driver = webdriver.Chrome(service=Service(chromedriver), options=opts)
         driver.set_page_load_timeout(60)
         t = BoardTest(driver, server, os.path.abspath(args.source), args.artifacts)
-        scenarios = ['illegal_move', 'analysis', 'puzzle', 'pgn', 'play_bot_game']
+        scenarios = ['illegal_move', 'presets', 'analysis', 'puzzle', 'pgn', 'play_bot_game']
         if args.only:
             scenarios = [s for s in scenarios if s in args.only.split(',')]
         for name in scenarios:
