@@ -305,7 +305,7 @@ function trySelect(sq, entry) {
   select(sq);
   const n = pos.legal.filter((m) => m.from === sq && m.move[0] !== 'x').length;
   if (entry.frozen) {
-    setMessage(`This ${PIECE_NAMES[entry.piece.toLowerCase()]} is frozen by an immobilizer` +
+    setMessage(`This ${PIECE_NAMES[entry.piece.toLowerCase()]} is frozen` +
       (pos.legal.some((m) => m.move === 'x' + sq) ? ': it cannot move, but you may remove it.' : ' and cannot move.'), 'info');
   } else if (n === 0) {
     setMessage(`This ${PIECE_NAMES[entry.piece.toLowerCase()]} has no legal move.`, 'info');
