@@ -395,7 +395,8 @@ class WebServer::Impl {
     const int connections = options_.max_searches + options_.max_queue + 16;
     http_.new_task_queue = [connections] { return new httplib::ThreadPool(static_cast<std::size_t>(connections)); };
     http_.set_payload_max_length(options_.max_body);
-    http_.set_keep_alive_timeout(5);
+    // An idle connection holds a thread, and stopping waits for it.
+    http_.set_keep_alive_timeout(1);
     http_.set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
       if (!res.body.empty()) return;
       if (res.status == 413)

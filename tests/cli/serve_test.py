@@ -8,16 +8,19 @@ analysis streams JSON lines ending with a final answer that finds a mate;
 stopping an analysis; the puzzles with a correct and an incorrect answer;
 a PGN written and read back. Every malformed request is answered with its
 status and the field at fault, and a good request right after it still
-succeeds. Two clients at once get their own analyses and games. With
---max-searches 2 --max-queue 1, a fourth long analysis and a bot move are
-refused with 503, and work is taken again once the searches stop. SIGTERM
-stops the server cleanly.
+succeeds. Two clients at once get their own analyses and games; an id in
+use is refused. With --max-searches 2 --max-queue 1, a fourth long analysis
+and a bot move are refused with 503; a client that hangs up lets the
+waiting analysis start, and work is taken again once the searches stop.
+SIGTERM stops the server cleanly.
 
 Usage: serve_test.py ULTIMA PUZZLE_FILE
 """
+import http.client
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -78,24 +81,39 @@ class Analysis:
     def __init__(self, query):
         self.query = query
         self.status = None
+        self.closed = False
         self.answers = []
         self.first = threading.Event()
+        self.opened = threading.Event()  # the server took it (or refused it)
         self.thread = threading.Thread(target=self.run)
         self.thread.start()
 
     def run(self):
-        req = urllib.request.Request(base + "/api/analyze", data=json.dumps(self.query).encode(), method="POST")
+        host, port = base[len("http://"):].split(":")
+        self.connection = http.client.HTTPConnection(host, int(port), timeout=300)
         try:
-            with urllib.request.urlopen(req, timeout=300) as r:
-                self.status = r.status
-                self.content_type = r.headers.get("Content-Type", "")
+            self.connection.request("POST", "/api/analyze", body=json.dumps(self.query),
+                                    headers={"Content-Type": "application/json"})
+            r = self.connection.getresponse()
+            self.status = r.status
+            self.content_type = r.getheader("Content-Type", "")
+            self.opened.set()
+            if r.status != 200:
+                self.answers.append(json.loads(r.read().decode()))
+            else:
                 for line in r:
                     self.answers.append(json.loads(line))
                     self.first.set()
-        except urllib.error.HTTPError as e:
-            self.status = e.code
-            self.answers.append(json.loads(e.read().decode()))
+        except (OSError, http.client.HTTPException, ValueError):
+            self.closed = True  # cut by hang_up()
+        self.opened.set()
         self.first.set()
+
+    def hang_up(self):
+        """Closes the connection under the reader, as a browser's aborted fetch does."""
+        self.closed = True
+        self.connection.sock.shutdown(socket.SHUT_RDWR)
+        self.thread.join()
 
     def wait(self):
         self.thread.join()
@@ -175,6 +193,8 @@ try:
     long_query = {"id": "long", "max_time_ms": 600000, "report_every_ms": 20}
     s = Analysis(long_query)
     s.first.wait(60)
+    status, taken = post("/api/analyze", {"id": "long", "max_depth": 1})
+    check(status == 400 and taken["field"] == "id", f"an id in use is refused: {taken}")
     status, stopped = post("/api/analyze/stop", {"id": "long"})
     check(status == 200 and stopped == {"stopped": True}, f"stop: {stopped}")
     answers = s.wait()
@@ -287,24 +307,34 @@ try:
 
     # ---- the limit: 2 running, 1 waiting, then 503
     busy = [Analysis(dict(long_query, id=f"busy{i}")) for i in range(3)]
-    for stream in busy[:2]:
-        stream.first.wait(60)
-    # The third is queued once the server holds it; poll with a 4th until refused.
-    refused = None
-    for _ in range(200):
-        status, content_type, text = request("POST", "/api/analyze", raw=json.dumps({"id": "extra", "max_depth": 1}).encode())
-        if status == 503:
-            refused = json.loads(text)
-            break
-        threading.Event().wait(0.05)
-    check(refused is not None and "busy" in refused["error"], f"beyond the limit: 503 {refused}")
+    for stream in busy:
+        stream.opened.wait(60)  # its response began: the server holds it, running or waiting
+        check(stream.status == 200, f"{stream.query['id']} taken: {stream.status}")
+    status, content_type, text = request("POST", "/api/analyze", raw=json.dumps({"id": "extra", "max_depth": 1}).encode())
+    refused = json.loads(text)
+    check(status == 503 and "busy" in refused["error"], f"beyond the limit: {status} {refused}")
     status, body = post("/api/bot-move", {"bot": "novice"})
     check(status == 503, f"a bot move beyond the limit: {status}")
+    # A client that goes away frees its place: the waiting one starts.
+    running = []
+    for _ in range(6000):
+        running = [x for x in busy if x.answers]
+        if len(running) == 2:
+            break
+        threading.Event().wait(0.01)
+    if check(len(running) == 2, f"two of three running: {[x.query['id'] for x in running]}"):
+        waiting = next(x for x in busy if x not in running)
+        check(not waiting.answers, "the third waits")
+        running[0].hang_up()
+        check(running[0].closed or running[0].answers[-1]["final"] is False, "hung up mid-stream")
+        check(waiting.first.wait(120) and waiting.answers, "the waiting analysis starts once a client goes away")
     for stream in busy:
-        post("/api/analyze/stop", {"id": stream.query["id"]})
+        if not stream.closed:
+            post("/api/analyze/stop", {"id": stream.query["id"]})
     for stream in busy:
         answers = stream.wait()
-        check(stream.status == 200 and answers[-1]["final"], f"{stream.query['id']} ends with its final answer")
+        if not stream.closed:
+            check(stream.status == 200 and answers[-1]["final"], f"{stream.query['id']} ends with its final answer")
     status, body = post("/api/bot-move", {"bot": "novice"})
     check(status == 200, "after the searches stop, work is taken again")
 finally:
