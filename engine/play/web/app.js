@@ -1,4 +1,1401 @@
-"use strict";
-fetch("/api/info").then((r) => r.json()).then((info) => {
-  document.querySelector("p").textContent = "ultima " + info.version;
+// The Ultima web board: plain JavaScript, no library. The server is the
+// referee: every position, its legal moves and their captures come from
+// /api/position; this page only shows them and sends what the player picks.
+'use strict';
+
+const FILES = 'abcdefgh';
+const PIECE_NAMES = {
+  k: 'King', p: 'Pincer pawn', w: 'Withdrawer', l: 'Long leaper',
+  c: 'Coordinator', i: 'Immobilizer', x: 'Chameleon',
+};
+
+const $ = (id) => document.getElementById(id);
+
+const S = {
+  info: null,
+  rules: 'abbott1963',
+  startFen: null,        // null: the preset's own start
+  moves: [],             // the game's moves, coordinate form
+  viewPly: 0,            // the ply shown on the board
+  pos: null,             // /api/position answer at viewPly
+  full: null,            // /api/position answer after all moves
+  flipped: false,
+  selected: null,
+  mode: 'human',         // 'human' | 'bot' | 'puzzle'
+  gameId: 0,             // bumps on every new game; stale answers are dropped
+  result: null,          // {result, text} once the game is over
+  tags: {},
+  bot: null,             // {name, elo, humanColor, timeMode, movetime, thinking}
+  clock: null,           // {white, black, inc, side, since, timer}
+  puzzle: null,          // {p, solved, expected, busy}
+  graph: null,           // {gameId, scores: []}
+  analysis: null,        // {id, controller, side, running, lines}
+  puzzles: [],
+};
+
+// ---------------------------------------------------------------- helpers
+
+class ApiError extends Error {
+  constructor(message, status, field) { super(message); this.status = status; this.field = field; }
+}
+
+async function api(path, body) {
+  const init = body === undefined ? {} : {
+    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body),
+  };
+  let resp;
+  try {
+    resp = await fetch(path, init);
+  } catch (e) {
+    throw new ApiError('the server does not answer (' + e.message + ')', 0);
+  }
+  let data = null;
+  try { data = await resp.json(); } catch (e) { /* not JSON */ }
+  if (!resp.ok) {
+    const msg = data && data.error ? data.error : ('HTTP ' + resp.status);
+    throw new ApiError(msg, resp.status, data && data.field);
+  }
+  return data;
+}
+
+function squareName(index) {        // board index, a8 first
+  return FILES[index % 8] + (8 - Math.floor(index / 8));
+}
+function squareIndex(sq) {
+  return (8 - Number(sq[1])) * 8 + FILES.indexOf(sq[0]);
+}
+function other(color) { return color === 'white' ? 'black' : 'white'; }
+function cap(s) { return s.charAt(0).toUpperCase() + s.slice(1); }
+
+function moveSquares(move) {        // {from, to} of a coordinate move; a removal has from == to
+  if (!move) return null;
+  if (move[0] === 'x') return { from: move.slice(1, 3), to: move.slice(1, 3), removal: true };
+  return { from: move.slice(0, 2), to: move.slice(2, 4), removal: false };
+}
+
+function setMessage(text, kind) {
+  const m = $('message');
+  m.textContent = text || '';
+  m.className = kind || '';
+}
+
+function formatClock(ms) {
+  if (ms <= 0) return '0:00.0';
+  const total = Math.floor(ms / 100);
+  const tenths = total % 10;
+  const s = Math.floor(total / 10);
+  const m = Math.floor(s / 60);
+  const ss = String(s % 60).padStart(2, '0');
+  return ms < 20000 ? `${m}:${ss}.${tenths}` : `${m}:${ss}`;
+}
+
+// A score from the side to move's view, as text from White's view.
+function scoreText(score, side) {
+  if (!score) return '';
+  const sign = side === 'white' ? 1 : -1;
+  if (score.mate !== undefined && score.mate !== null) {
+    const m = score.mate * sign;
+    return (m > 0 ? '#' : '-#') + Math.abs(m);
+  }
+  const cp = score.cp * sign;
+  return (cp > 0 ? '+' : cp < 0 ? '−' : '') + (Math.abs(cp) / 100).toFixed(2);
+}
+function whiteWdl(wdl, side) {
+  if (!wdl) return null;
+  return side === 'white' ? wdl : [wdl[2], wdl[1], wdl[0]];
+}
+
+// ---------------------------------------------------------------- pieces
+
+// Each piece is its own small SVG: a token in the side's colour with the
+// piece's letter, and a shape that tells the kinds apart at a glance.
+function pieceSvg(letter) {
+  const white = letter === letter.toUpperCase();
+  const kind = letter.toLowerCase();
+  const fill = white ? '#fbf7ee' : '#2b2622';
+  const ink = white ? '#2b2622' : '#fbf7ee';
+  const stroke = white ? '#2b2622' : '#e8dcc4';
+  let shape;
+  switch (kind) {
+    case 'p':
+      shape = `<circle cx="50" cy="52" r="27" fill="${fill}" stroke="${stroke}" stroke-width="4"/>`;
+      break;
+    case 'k':
+      shape = `<path d="M18 78 L14 30 L32 46 L50 20 L68 46 L86 30 L82 78 Z" fill="${fill}" stroke="${stroke}" stroke-width="4" stroke-linejoin="round"/>`;
+      break;
+    case 'i':
+      shape = `<rect x="15" y="15" width="70" height="70" rx="8" fill="${fill}" stroke="${stroke}" stroke-width="4"/>`;
+      break;
+    case 'c':
+      shape = `<polygon points="50,10 90,50 50,90 10,50" fill="${fill}" stroke="${stroke}" stroke-width="4" stroke-linejoin="round"/>`;
+      break;
+    case 'l':
+      shape = `<polygon points="50,10 88,78 12,78" fill="${fill}" stroke="${stroke}" stroke-width="4" stroke-linejoin="round"/>`;
+      break;
+    case 'w':
+      shape = `<polygon points="50,10 84,30 84,70 50,90 16,70 16,30" fill="${fill}" stroke="${stroke}" stroke-width="4" stroke-linejoin="round"/>`;
+      break;
+    case 'x':
+      shape = `<circle cx="50" cy="50" r="38" fill="${fill}" stroke="${stroke}" stroke-width="4" stroke-dasharray="9 5"/>`;
+      break;
+    default:
+      shape = `<circle cx="50" cy="50" r="38" fill="${fill}" stroke="${stroke}" stroke-width="4"/>`;
+  }
+  const y = kind === 'k' ? 66 : kind === 'l' ? 68 : 63;
+  const size = kind === 'p' ? 30 : 36;
+  return `<svg class="piece-svg" viewBox="0 0 100 100" aria-hidden="true">${shape}` +
+    `<text x="50" y="${y}" text-anchor="middle" font-size="${size}" font-weight="700" ` +
+    `font-family="DejaVu Sans, Arial, sans-serif" fill="${ink}">${kind.toUpperCase()}</text></svg>`;
+}
+
+// ---------------------------------------------------------------- board
+
+function buildBoard() {
+  const board = $('board');
+  board.innerHTML = '';
+  for (let row = 0; row < 8; ++row) {
+    for (let col = 0; col < 8; ++col) {
+      const file = S.flipped ? 7 - col : col;
+      const rank = S.flipped ? row + 1 : 8 - row;
+      const sq = FILES[file] + rank;
+      const div = document.createElement('div');
+      div.className = 'square ' + ((file + rank) % 2 === 0 ? 'dark' : 'light');
+      div.dataset.square = sq;
+      div.setAttribute('role', 'gridcell');
+      div.addEventListener('click', () => onSquareClick(sq));
+      div.addEventListener('mouseenter', () => onSquareHover(sq));
+      div.addEventListener('mouseleave', () => onSquareHover(null));
+      board.appendChild(div);
+    }
+  }
+  const ranks = $('ranks');
+  const files = $('files');
+  ranks.innerHTML = '';
+  files.innerHTML = '';
+  for (let i = 0; i < 8; ++i) {
+    const r = document.createElement('span');
+    r.textContent = S.flipped ? i + 1 : 8 - i;
+    ranks.appendChild(r);
+    const f = document.createElement('span');
+    f.textContent = S.flipped ? FILES[7 - i] : FILES[i];
+    files.appendChild(f);
+  }
+  const top = $('clock-top');
+  const bottom = $('clock-bottom');
+  top.dataset.color = S.flipped ? 'white' : 'black';
+  bottom.dataset.color = S.flipped ? 'black' : 'white';
+  document.body.dataset.flipped = S.flipped ? 'true' : 'false';
+  renderBoard();
+  renderClocks();
+}
+
+function squareEl(sq) { return document.querySelector(`#board [data-square="${sq}"]`); }
+
+function renderBoard() {
+  const pos = S.pos;
+  const last = pos && pos.last_move ? moveSquares(pos.last_move.move) : null;
+  const captured = new Map();
+  if (pos && pos.last_move && pos.last_move.captured) {
+    for (const c of pos.last_move.captured) captured.set(c.square, c.piece);
+  }
+  const targets = new Map();
+  if (S.selected && pos) {
+    for (const m of pos.legal) {
+      if (m.from === S.selected && m.move[0] !== 'x') targets.set(m.to, m);
+    }
+  }
+  let kingInCheck = null;
+  if (pos && pos.in_check) {
+    const k = pos.side === 'white' ? 'K' : 'k';
+    const i = pos.board.findIndex((e) => e && e.piece === k);
+    if (i >= 0) kingInCheck = squareName(i);
+  }
+  for (const div of document.querySelectorAll('#board .square')) {
+    const sq = div.dataset.square;
+    const entry = pos ? pos.board[squareIndex(sq)] : null;
+    div.classList.toggle('last-from', !!last && last.from === sq);
+    div.classList.toggle('last-to', !!last && last.to === sq);
+    div.classList.toggle('captured', captured.has(sq));
+    div.classList.toggle('selected', S.selected === sq);
+    div.classList.toggle('target', targets.has(sq));
+    div.classList.toggle('capture-target', targets.has(sq) && targets.get(sq).captures.length > 0);
+    div.classList.toggle('check', kingInCheck === sq);
+    div.classList.remove('will-capture');
+    let html = '';
+    if (entry) {
+      html = `<div class="piece${entry.frozen ? ' frozen' : ''}" data-piece="${entry.piece}" ` +
+        `data-color="${entry.color}" title="${cap(entry.color)} ${PIECE_NAMES[entry.piece.toLowerCase()]}` +
+        `${entry.frozen ? ' (frozen)' : ''}">${pieceSvg(entry.piece)}` +
+        `${entry.frozen ? '<span class="frost" aria-label="frozen"></span>' : ''}</div>`;
+      div.dataset.piece = entry.piece;
+      div.dataset.frozen = entry.frozen ? 'true' : 'false';
+    } else {
+      delete div.dataset.piece;
+      delete div.dataset.frozen;
+      if (captured.has(sq)) html = `<div class="ghost">${pieceSvg(captured.get(sq))}</div>`;
+    }
+    div.innerHTML = html;
+  }
+  renderArrows();
+}
+
+function onSquareHover(sq) {
+  for (const d of document.querySelectorAll('#board .will-capture')) d.classList.remove('will-capture');
+  if (!sq || !S.selected || !S.pos) return;
+  const m = S.pos.legal.find((x) => x.from === S.selected && x.to === sq && x.move[0] !== 'x');
+  if (!m) return;
+  for (const c of m.captures) {
+    const d = squareEl(c);
+    if (d) d.classList.add('will-capture');
+  }
+  setMessage(m.notation + (m.captures.length ? `: captures ${m.captures.join(', ')}` : ''), 'info');
+}
+
+function canMoveNow() {
+  const pos = S.pos;
+  if (!pos) return 'the position is loading';
+  if (pos.status !== 'playing') return 'the game is over in this position';
+  if (S.mode === 'bot') {
+    if (S.result) return 'the game is over';
+    if (S.viewPly !== S.moves.length) return 'go to the last move to play on';
+    if (S.bot.thinking || pos.side !== S.bot.humanColor) return 'it is the bot\'s turn';
+  }
+  if (S.mode === 'puzzle') {
+    if (S.puzzle.solved) return 'the puzzle is solved';
+    if (S.viewPly !== S.moves.length) return 'go to the last move to play on';
+    if (S.puzzle.busy || pos.side !== S.puzzle.p.side) return 'wait for the reply';
+  }
+  return null;
+}
+
+function select(sq) {
+  S.selected = sq;
+  const removal = sq && S.pos.legal.find((m) => m.move === 'x' + sq);
+  $('removal-box').hidden = !removal;
+  renderBoard();
+}
+
+function onSquareClick(sq) {
+  const pos = S.pos;
+  if (!pos) return;
+  const entry = pos.board[squareIndex(sq)];
+  if (S.selected) {
+    if (sq === S.selected) { select(null); setMessage(''); return; }
+    const m = pos.legal.find((x) => x.from === S.selected && x.to === sq && x.move[0] !== 'x');
+    if (m) { select(null); playMove(m); return; }
+    if (entry && entry.color === pos.side) { trySelect(sq, entry); return; }
+    const from = S.selected;
+    select(null);
+    refuse(`Illegal move: ${from}-${sq} is not a legal move`);
+    return;
+  }
+  if (!entry) return;
+  trySelect(sq, entry);
+}
+
+function trySelect(sq, entry) {
+  const pos = S.pos;
+  const why = canMoveNow();
+  if (why) { select(null); refuse(`You cannot move now: ${why}.`); return; }
+  if (entry.color !== pos.side) {
+    select(null);
+    refuse(`Illegal move: that ${PIECE_NAMES[entry.piece.toLowerCase()].toLowerCase()} is ${cap(entry.color)}'s, and it is ${cap(pos.side)}'s turn.`);
+    return;
+  }
+  select(sq);
+  const n = pos.legal.filter((m) => m.from === sq && m.move[0] !== 'x').length;
+  if (entry.frozen) {
+    setMessage(`This ${PIECE_NAMES[entry.piece.toLowerCase()]} is frozen` +
+      (pos.legal.some((m) => m.move === 'x' + sq) ? ': it cannot move, but you may remove it.' : ' and cannot move.'), 'info');
+  } else if (n === 0) {
+    setMessage(`This ${PIECE_NAMES[entry.piece.toLowerCase()]} has no legal move.`, 'info');
+  } else {
+    setMessage(`${PIECE_NAMES[entry.piece.toLowerCase()]}: ${n} legal move${n === 1 ? '' : 's'}.`, 'info');
+  }
+}
+
+function refuse(text) {
+  setMessage(text, 'error');
+  const b = $('board');
+  b.classList.remove('shake');
+  void b.offsetWidth;
+  b.classList.add('shake');
+}
+
+// ---------------------------------------------------------------- positions
+
+const positionCache = new Map();
+
+async function fetchPosition(moves) {
+  const key = S.rules + '|' + (S.startFen || '') + '|' + moves.join(' ');
+  if (positionCache.has(key)) return positionCache.get(key);
+  const body = { rules: S.rules, moves };
+  if (S.startFen) body.fen = S.startFen;
+  const pos = await api('/api/position', body);
+  if (positionCache.size > 2000) positionCache.clear();
+  positionCache.set(key, pos);
+  return pos;
+}
+
+// Shows ply `ply` of the game; `fullChanged`: the move list changed.
+let showSeq = 0;
+async function showPly(ply, fullChanged) {
+  const gameId = S.gameId;
+  const seq = ++showSeq;
+  // A newer call replaces this one; it takes over a pending move-list change.
+  fullChanged = fullChanged || S.needFull;
+  S.needFull = fullChanged;
+  ply = Math.max(0, Math.min(ply, S.moves.length));
+  try {
+    const [pos, full] = await Promise.all([
+      fetchPosition(S.moves.slice(0, ply)),
+      fullChanged || !S.full ? fetchPosition(S.moves) : Promise.resolve(S.full),
+    ]);
+    if (gameId !== S.gameId || seq !== showSeq) return;
+    S.viewPly = ply;
+    S.pos = pos;
+    S.full = full;
+    S.needFull = false;
+  } catch (e) {
+    if (gameId === S.gameId) setMessage('The server refused the position: ' + e.message, 'error');
+    return;
+  }
+  S.selected = null;
+  $('removal-box').hidden = true;
+  if (fullChanged) renderMoveList();
+  checkGameEnd();
+  renderBoard();
+  renderStatus();
+  highlightMoveList();
+  renderGraph();
+  if (S.analysis && S.analysis.running && S.analysis.key !== analysisKey()) startAnalysis();
+}
+
+function checkGameEnd() {
+  const full = S.full;
+  if (!full || S.result) return;
+  if (full.status !== 'playing') {
+    S.result = { result: full.result, text: endText(full) };
+    stopClock();
+    if (S.mode === 'bot') setBusy(false);
+  }
+}
+
+function endText(full) {
+  const winner = full.result === '1-0' ? 'White wins' : full.result === '0-1' ? 'Black wins' : 'Draw';
+  const labels = {
+    checkmate: 'Checkmate', stalemate: 'Stalemate', 'no-legal-move': 'No legal move',
+    draw: 'Draw', 'king-captured': 'King captured',
+  };
+  const what = labels[full.status] || cap(String(full.status).replace(/-/g, ' '));
+  const reason = full.reason && full.reason !== full.status ? ` (${String(full.reason).replace(/-/g, ' ')})` : '';
+  if (full.status === 'draw' || full.result === '1/2-1/2') return `${what}${reason} — draw · ${full.result}`;
+  return `${what}${reason} — ${winner} · ${full.result}`;
+}
+
+function renderStatus() {
+  const pos = S.pos;
+  const st = $('status');
+  if (!pos) return;
+  let text;
+  if (pos.status !== 'playing') {
+    text = endText(pos);
+  } else {
+    text = `${cap(pos.side)} to move` + (pos.in_check ? ' — check!' : '');
+    if (S.mode === 'bot' && !S.result && S.viewPly === S.moves.length) {
+      text += S.bot.thinking ? ` · ${S.bot.name} is thinking…` :
+        pos.side === S.bot.humanColor ? ' · your move' : '';
+    }
+    if (S.mode === 'puzzle' && !S.puzzle.solved) text += ' · puzzle ' + S.puzzle.p.id;
+  }
+  st.textContent = text;
+  st.dataset.status = pos.status;
+  st.dataset.side = pos.side;
+  st.dataset.ply = String(S.viewPly);
+  document.body.dataset.mode = S.mode;
+  $('ply-label').textContent = `${S.viewPly} / ${S.moves.length}`;
+  const banner = $('result-banner');
+  if (S.result && S.viewPly === S.moves.length) {
+    banner.textContent = S.result.text;
+    banner.dataset.result = S.result.result || '';
+    banner.hidden = false;
+  } else {
+    banner.hidden = true;
+  }
+}
+
+function renderMoveList() {
+  const list = $('move-list');
+  list.innerHTML = '';
+  const hist = S.full ? S.full.history : [];
+  // Number moves from the start position's move number and side.
+  const pos0 = positionCache.get(S.rules + '|' + (S.startFen || '') + '|');
+  const fields = (pos0 ? pos0.fen : (S.startFen || 'x w 0 1')).split(' ');
+  let number = Number(fields[3]) || 1;
+  let side = fields[1] === 'b' ? 'black' : 'white';
+  let li = null;
+  hist.forEach((h, i) => {
+    if (!li || side === 'white') {
+      li = document.createElement('li');
+      li.value = number;
+      list.appendChild(li);
+      if (side === 'black') {
+        const dots = document.createElement('span');
+        dots.className = 'dots';
+        dots.textContent = '…';
+        li.appendChild(dots);
+      }
+    }
+    const span = document.createElement('span');
+    span.className = 'move';
+    span.dataset.ply = String(i + 1);
+    span.dataset.move = h.move;
+    span.textContent = h.notation;
+    span.addEventListener('click', () => showPly(i + 1, false));
+    li.appendChild(span);
+    if (side === 'black') ++number;
+    side = other(side);
+  });
+}
+
+function highlightMoveList() {
+  for (const s of document.querySelectorAll('#move-list .move')) {
+    const cur = Number(s.dataset.ply) === S.viewPly;
+    s.classList.toggle('current', cur);
+    if (cur) {
+      // Scroll the list only, never the page.
+      const list = $('move-list');
+      const top = s.offsetTop;          // the list is the offset parent
+      if (top < list.scrollTop) list.scrollTop = top;
+      else if (top + s.offsetHeight > list.scrollTop + list.clientHeight) list.scrollTop = top + s.offsetHeight - list.clientHeight;
+    }
+  }
+}
+
+// ---------------------------------------------------------------- moves
+
+async function playMove(m) {
+  if (S.mode === 'puzzle') { puzzleMove(m); return; }
+  const why = canMoveNow();
+  if (why) { refuse(`You cannot move now: ${why}.`); return; }
+  const mover = S.pos.side;
+  S.moves = S.moves.slice(0, S.viewPly).concat([m.move]);
+  S.result = null;
+  if (S.mode === 'human') S.graph = null;
+  setMessage(m.notation + (m.captures.length ? ` — captured ${m.captures.join(', ')}` : ''), 'info');
+  clockMoved(mover);
+  await showPly(S.moves.length, true);
+  afterMove();
+}
+
+function afterMove() {
+  if (S.mode === 'bot' && !S.result && S.full.status === 'playing' && S.full.side !== S.bot.humanColor) {
+    botMove();
+  }
+}
+
+async function botMove() {
+  const gameId = S.gameId;
+  const body = { rules: S.rules, moves: S.moves.slice(), bot: S.bot.name };
+  if (S.startFen) body.fen = S.startFen;
+  if (S.bot.timeMode === 'movetime') {
+    body.movetime_ms = S.bot.movetime;
+  } else {
+    const now = performance.now();
+    const left = (c) => Math.max(1, Math.round(S.clock[c] - (S.clock.side === c ? now - S.clock.since : 0)));
+    body.wtime = left('white');
+    body.btime = left('black');
+    body.winc = S.clock.inc;
+    body.binc = S.clock.inc;
+  }
+  setBusy(true);
+  renderStatus();
+  let answer;
+  try {
+    answer = await api('/api/bot-move', body);
+  } catch (e) {
+    if (gameId !== S.gameId) return;
+    setBusy(false);
+    renderStatus();
+    setMessage(`The bot could not move: ${e.message}` + (e.status === 503 ? ' (the server is busy; press Retry)' : ''), 'error');
+    showRetry(true);
+    return;
+  }
+  if (gameId !== S.gameId || S.result) return;
+  setBusy(false);
+  const mover = S.full.side;
+  S.moves = S.moves.concat([answer.move]);
+  clockMoved(mover);
+  await showPly(S.moves.length, true);
+  const last = S.full.last_move;
+  const caps = last && last.captured && last.captured.length ? ` — captured ${last.captured.map((c) => c.square).join(', ')}` : '';
+  setMessage(`${answer.bot || S.bot.name} played ${answer.notation || answer.move}${caps}`, 'info');
+}
+
+function setBusy(b) {
+  if (S.bot) S.bot.thinking = b;
+  document.body.dataset.thinking = b ? 'true' : 'false';
+  showRetry(false);
+}
+
+function showRetry(show) {
+  let btn = $('retry-bot');
+  if (!btn) {
+    btn = document.createElement('button');
+    btn.id = 'retry-bot';
+    btn.type = 'button';
+    btn.textContent = 'Retry the bot\'s move';
+    btn.addEventListener('click', () => { showRetry(false); afterMove(); });
+    $('message').after(btn);
+  }
+  btn.hidden = !show;
+}
+
+// ---------------------------------------------------------------- clock
+
+function startClock(minutes, incSeconds, side) {
+  stopClock();
+  const ms = Math.max(1000, Math.round(minutes * 60000));
+  S.clock = { white: ms, black: ms, inc: Math.round(incSeconds * 1000), side, since: performance.now(), timer: null };
+  S.clock.timer = setInterval(tickClock, 100);
+  renderClocks();
+}
+
+function stopClock() {
+  if (S.clock && S.clock.timer) {
+    const now = performance.now();
+    S.clock[S.clock.side] -= now - S.clock.since;
+    S.clock.since = now;
+    clearInterval(S.clock.timer);
+    S.clock.timer = null;
+  }
+  renderClocks();
+}
+
+function clockMoved(mover) {
+  const c = S.clock;
+  if (!c || !c.timer) return;
+  const now = performance.now();
+  c[mover] -= now - c.since;
+  c[mover] += c.inc;
+  c.side = other(mover);
+  c.since = now;
+  renderClocks();
+}
+
+function tickClock() {
+  const c = S.clock;
+  if (!c || !c.timer) return;
+  const left = c[c.side] - (performance.now() - c.since);
+  if (left <= 0 && !S.result) {
+    c[c.side] = 0;
+    c.since = performance.now();
+    const winner = other(c.side);
+    S.result = {
+      result: winner === 'white' ? '1-0' : '0-1',
+      text: `${cap(c.side)} lost on time — ${cap(winner)} wins · ${winner === 'white' ? '1-0' : '0-1'}`,
+    };
+    stopClock();
+    setBusy(false);
+    renderStatus();
+  }
+  renderClocks();
+}
+
+function renderClocks() {
+  for (const el of [$('clock-top'), $('clock-bottom')]) {
+    const color = el.dataset.color;
+    const name = el.querySelector('.clock-name');
+    const time = el.querySelector('.clock-time');
+    let who = cap(color);
+    if (S.mode === 'bot' && S.bot) who += color === S.bot.humanColor ? ' · you' : ` · ${S.bot.name}`;
+    name.textContent = who;
+    const c = S.clock;
+    if (!c) {
+      time.textContent = S.mode === 'bot' && S.bot && S.bot.timeMode === 'movetime' && color !== S.bot.humanColor ?
+        `${S.bot.movetime} ms/move` : '';
+      el.classList.remove('running');
+      el.dataset.ms = '';
+      continue;
+    }
+    let ms = c[color];
+    if (c.timer && c.side === color) ms -= performance.now() - c.since;
+    time.textContent = formatClock(ms);
+    el.dataset.ms = String(Math.max(0, Math.round(ms)));
+    el.classList.toggle('running', !!c.timer && c.side === color);
+    el.classList.toggle('low', ms < 10000);
+  }
+}
+
+// ---------------------------------------------------------------- new game
+
+async function newGame() {
+  stopAnalysis();
+  const rules = $('rules-select').value;
+  const fen = $('fen-input').value.trim();
+  const opponent = $('opponent-select').value;
+  // Check the start position before anything changes.
+  try {
+    const body = { rules, moves: [] };
+    if (fen) body.fen = fen;
+    await api('/api/position', body);
+  } catch (e) {
+    refuse('That start position is refused: ' + e.message);
+    return;
+  }
+  resetGame(rules, fen || null, []);
+  S.tags = {};
+  if (opponent === 'bot') {
+    const name = $('bot-select').value;
+    const bot = S.info.bots.find((b) => b.name === name) || S.info.bots[0];
+    let color = $('color-select').value;
+    if (color === 'random') color = Math.random() < 0.5 ? 'white' : 'black';
+    S.mode = 'bot';
+    S.bot = {
+      name: bot.name, elo: bot.elo, humanColor: color, timeMode: $('time-mode').value,
+      movetime: Math.max(10, Number($('movetime-ms').value) || 1000), thinking: false,
+    };
+    S.flipped = color === 'black';
+    S.tags = color === 'white' ? { White: 'You', Black: bot.name } : { White: bot.name, Black: 'You' };
+  } else {
+    S.mode = 'human';
+  }
+  buildBoard();
+  await showPly(0, true);
+  if (S.mode === 'bot') {
+    if (S.bot.timeMode === 'clock') {
+      startClock(Number($('clock-minutes').value) || 5, Number($('clock-increment').value) || 0, S.full.side);
+    }
+    setMessage(`New game against ${S.bot.name} (Elo ${S.bot.elo ?? '?'}); you play ${cap(S.bot.humanColor)}.`, 'info');
+    afterMove();
+  } else {
+    setMessage('New game: both sides move on this board.', 'info');
+  }
+}
+
+function resetGame(rules, fen, moves) {
+  ++S.gameId;
+  stopClock();
+  S.clock = null;
+  S.rules = rules;
+  S.startFen = fen;
+  S.moves = moves;
+  S.viewPly = 0;
+  S.pos = null;
+  S.full = null;
+  S.result = null;
+  S.selected = null;
+  S.graph = null;
+  S.puzzle = null;
+  S.bot = null;
+  setBusy(false);
+  const rs = $('rules-select');
+  if (![...rs.options].some((o) => o.value === rules)) {
+    // A rule set with switches (from a PGN): offered as it is.
+    const o = document.createElement('option');
+    o.value = rules;
+    o.textContent = rules;
+    rs.appendChild(o);
+  }
+  rs.value = rules;
+  $('graph-status').textContent = '';
+}
+
+function resign() {
+  if (S.mode !== 'bot' || S.result) return;
+  const winner = other(S.bot.humanColor);
+  S.result = {
+    result: winner === 'white' ? '1-0' : '0-1',
+    text: `${cap(S.bot.humanColor)} resigned — ${cap(winner)} wins · ${winner === 'white' ? '1-0' : '0-1'}`,
+  };
+  ++S.gameId;            // drop the bot's answer, if one is on its way
+  stopClock();
+  setBusy(false);
+  showPly(S.moves.length, false);
+}
+
+// ---------------------------------------------------------------- analysis
+
+let analysisCounter = 0;
+
+function analysisKey() {
+  return S.rules + '|' + (S.startFen || '') + '|' + S.moves.slice(0, S.viewPly).join(' ');
+}
+
+async function startAnalysis() {
+  await stopAnalysis();
+  if (!S.pos) return;
+  const id = `web-${Date.now().toString(36)}-${++analysisCounter}`;
+  const controller = new AbortController();
+  const backend = $('backend-select').value;
+  const body = {
+    id, rules: S.rules, fen: S.startFen || 'startpos', moves: S.moves.slice(0, S.viewPly),
+    backend, multi_pv: Number($('multipv-select').value), report_every_ms: 250,
+    max_time_ms: 120000,
+  };
+  if (backend === 'alphabeta') body.max_depth = 60;
+  else body.max_visits = 10000000;
+  if (backend === 'mcts') {
+    const ev = $('evaluator-select').value;
+    if (ev === 'material') { if (S.info.weights) body.weights = ''; } else body.weights = ev;
+  }
+  const a = {
+    id, controller, body, running: true, key: analysisKey(), side: S.pos.side,
+    lines: [], gameId: S.gameId, updates: 0, done: null,
+  };
+  S.analysis = a;
+  $('analyze-start').disabled = true;
+  $('analyze-stop').disabled = false;
+  $('analysis-lines').innerHTML = '';
+  $('analysis-lines').dataset.updates = '0';
+  $('analysis-lines').dataset.state = 'running';
+  $('analysis-info').textContent = 'searching…';
+  a.done = (async () => {
+    try {
+      const resp = await fetch('/api/analyze', {
+        method: 'POST', headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(body), signal: controller.signal,
+      });
+      if (!resp.ok) {
+        let msg = 'HTTP ' + resp.status;
+        try { const j = await resp.json(); if (j.error) msg = j.error; } catch (e) { /* not JSON */ }
+        throw new Error(resp.status === 503 ? `the server is busy (${msg}); try again shortly` : msg);
+      }
+      const reader = resp.body.getReader();
+      const dec = new TextDecoder();
+      let buf = '';
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buf += dec.decode(value, { stream: true });
+        let nl;
+        while ((nl = buf.indexOf('\n')) >= 0) {
+          const line = buf.slice(0, nl).trim();
+          buf = buf.slice(nl + 1);
+          if (line) onAnswer(a, JSON.parse(line));
+        }
+      }
+      if (buf.trim()) onAnswer(a, JSON.parse(buf));
+    } catch (e) {
+      if (e.name !== 'AbortError' && S.analysis === a) {
+        setMessage('Analysis: ' + e.message, 'error');
+      }
+    } finally {
+      a.running = false;
+      if (S.analysis === a) {
+        $('analyze-start').disabled = false;
+        $('analyze-stop').disabled = true;
+        $('analysis-lines').dataset.state = 'done';
+        if ($('analysis-info').textContent === 'searching…') $('analysis-info').textContent = '';
+      }
+    }
+  })();
+}
+
+async function stopAnalysis() {
+  const a = S.analysis;
+  if (!a || !a.running) return;
+  // Ask the server to stop (the stream then ends with the final answer);
+  // abort the fetch if it does not end soon.
+  try { await api('/api/analyze/stop', { id: a.id }); } catch (e) { a.controller.abort(); }
+  const timer = setTimeout(() => a.controller.abort(), 3000);
+  try { await a.done; } finally { clearTimeout(timer); }
+}
+
+function onAnswer(a, ans) {
+  if (S.analysis !== a) return;
+  if (ans.error) { setMessage('Analysis: ' + ans.error, 'error'); return; }
+  a.updates += 1;
+  const list = $('analysis-lines');
+  list.dataset.updates = String(a.updates);
+  if (ans.game_over) {
+    list.innerHTML = `<li class="game-over">Game over: ${ans.game_over.termination} ${ans.game_over.result}</li>`;
+    a.lines = [];
+    renderArrows();
+    return;
+  }
+  const root = ans.root || {};
+  const side = a.side;
+  const w = whiteWdl(root.wdl, side);
+  if (w) $('wdl').textContent = `W/D/L ${(w[0] / 10).toFixed(1)}% / ${(w[1] / 10).toFixed(1)}% / ${(w[2] / 10).toFixed(1)}%`;
+  const size = root.nodes !== undefined ? `${root.nodes} nodes` : root.visits !== undefined ? `${root.visits} visits` : '';
+  $('analysis-info').textContent = `depth ${root.depth !== undefined ? (+root.depth).toFixed(root.depth % 1 ? 1 : 0) : '–'}` +
+    (size ? ` · ${size}` : '') + (root.time_ms !== undefined ? ` · ${(root.time_ms / 1000).toFixed(1)} s` : '') +
+    (ans.final ? ' · done' : '');
+  setEvalBar(root, side);
+  a.lines = ans.moves || [];
+  list.innerHTML = '';
+  for (const m of a.lines) {
+    const li = document.createElement('li');
+    li.className = 'line';
+    li.dataset.rank = String(m.rank);
+    li.dataset.move = m.move;
+    const score = document.createElement('span');
+    score.className = 'score';
+    score.textContent = scoreText(m, side);
+    const pv = document.createElement('span');
+    pv.className = 'pv';
+    pv.textContent = (m.pv || [m.move]).join(' ');
+    li.append(score, ' ', pv);
+    li.title = 'Click to play this line\'s first move';
+    li.addEventListener('click', () => {
+      const lm = S.pos && S.pos.legal.find((x) => x.move === m.move);
+      if (lm && analysisKey() === a.key) onSquareClickMove(lm);
+    });
+    list.appendChild(li);
+    pvText(a, m.pv || [m.move]).then((moves) => {
+      if (!moves) return;
+      // One span per move, so a line breaks between moves only.
+      pv.textContent = '';
+      moves.forEach((t, i) => {
+        const span = document.createElement('span');
+        span.className = 'pv-move';
+        span.textContent = t;
+        pv.append(i ? ' ' : '', span);
+      });
+    });
+  }
+  renderArrows();
+}
+
+function onSquareClickMove(m) {
+  const why = canMoveNow();
+  if (why) { refuse(`You cannot move now: ${why}.`); return; }
+  playMove(m);
+}
+
+// A principal variation in the project's move text, from /api/position.
+const pvCache = new Map();
+async function pvText(a, pv) {
+  const moves = pv.slice(0, 10);
+  const ck = a.key + '#' + moves.join(' ');
+  if (pvCache.has(ck)) return pvCache.get(ck);
+  const base = a.body.moves;
+  try {
+    const body = { rules: a.body.rules, moves: base.concat(moves) };
+    if (a.body.fen !== 'startpos') body.fen = a.body.fen;
+    const pos = await api('/api/position', body);
+    const hist = pos.history.slice(base.length);
+    const text = hist.map((h) => h.notation);
+    if (pv.length > moves.length) text.push('…');
+    if (pvCache.size > 500) pvCache.clear();
+    pvCache.set(ck, text);
+    return text;
+  } catch (e) {
+    return null;
+  }
+}
+
+function setEvalBar(score, side) {
+  let white;          // White's expected share, 0..1
+  if (score.mate !== undefined && score.mate !== null) {
+    const m = side === 'white' ? score.mate : -score.mate;
+    white = m > 0 ? 1 : 0;
+  } else if (score.wdl) {
+    const w = whiteWdl(score.wdl, side);
+    white = (w[0] + w[1] / 2) / 1000;
+  } else {
+    const cp = side === 'white' ? score.cp : -score.cp;
+    white = 1 / (1 + Math.exp(-cp / 250));
+  }
+  $('eval-bar-fill').style.height = `${(white * 100).toFixed(1)}%`;
+  $('eval-bar-text').textContent = scoreText(score, side);
+  $('eval-bar').dataset.white = white.toFixed(3);
+}
+
+function renderArrows() {
+  const svg = $('arrows');
+  const a = S.analysis;
+  let html = '<defs><marker id="ah1" viewBox="0 0 10 10" refX="5" refY="5" markerWidth="3" markerHeight="3" orient="auto">' +
+    '<path d="M0,0 L10,5 L0,10 z" fill="#2f7d32"/></marker>' +
+    '<marker id="ah2" viewBox="0 0 10 10" refX="5" refY="5" markerWidth="3" markerHeight="3" orient="auto">' +
+    '<path d="M0,0 L10,5 L0,10 z" fill="#1e5fa8"/></marker></defs>';
+  if (a && a.key === analysisKey() && a.lines.length) {
+    const center = (sq) => {
+      const f = FILES.indexOf(sq[0]);
+      const r = Number(sq[1]);
+      const col = S.flipped ? 7 - f : f;
+      const row = S.flipped ? r - 1 : 8 - r;
+      return [col + 0.5, row + 0.5];
+    };
+    [...a.lines].reverse().forEach((m) => {
+      const ms = moveSquares(m.move);
+      const best = m.rank === 1;
+      const color = best ? '#2f7d32' : '#1e5fa8';
+      const opacity = best ? 0.85 : Math.max(0.3, 0.7 - 0.1 * m.rank);
+      const width = best ? 0.16 : 0.1;
+      const [x1, y1] = center(ms.from);
+      const [x2, y2] = center(ms.to);
+      if (ms.removal) {
+        html += `<circle class="arrow" data-move="${m.move}" cx="${x1}" cy="${y1}" r="0.4" fill="none" stroke="${color}" stroke-width="${width}" opacity="${opacity}"/>`;
+        return;
+      }
+      const dx = x2 - x1;
+      const dy = y2 - y1;
+      const len = Math.hypot(dx, dy);
+      const ex = x2 - (dx / len) * 0.25;
+      const ey = y2 - (dy / len) * 0.25;
+      html += `<line class="arrow" data-move="${m.move}" x1="${x1}" y1="${y1}" x2="${ex}" y2="${ey}" stroke="${color}" ` +
+        `stroke-width="${width}" stroke-linecap="round" opacity="${opacity}" marker-end="url(#${best ? 'ah1' : 'ah2'})"/>`;
+    });
+  }
+  svg.innerHTML = html;
+}
+
+// ---------------------------------------------------------------- games (PGN)
+
+async function loadPgn() {
+  const text = $('pgn-text').value;
+  if (!text.trim()) { refuse('Paste a PGN or choose a file first.'); return; }
+  let games;
+  try {
+    games = (await api('/api/pgn/parse', { pgn: text })).games;
+  } catch (e) {
+    refuse('The PGN is refused: ' + e.message);
+    return;
+  }
+  if (!games || games.length === 0) { refuse('No game found in that PGN.'); return; }
+  S.loadedGames = games;
+  const sel = $('game-select');
+  sel.innerHTML = '';
+  games.forEach((g, i) => {
+    const o = document.createElement('option');
+    o.value = String(i);
+    const t = g.tags || {};
+    o.textContent = `${i + 1}. ${t.White || '?'} – ${t.Black || '?'} ${g.result || ''}`;
+    sel.appendChild(o);
+  });
+  $('game-choice').hidden = games.length < 2;
+  await showGame(games[0]);
+}
+
+async function showGame(g) {
+  await stopAnalysis();
+  const start = g.fen && g.fen !== 'startpos' ? g.fen : null;
+  resetGame(g.rules || S.info.default_rules, start, (g.moves || []).slice());
+  S.mode = 'human';
+  S.tags = g.tags || {};
+  buildBoard();
+  await showPly(0, true);
+  if (!S.result && g.result && g.result !== '*') {
+    S.result = { result: g.result, text: `Result: ${g.result}` + (S.tags.Termination ? ` (${S.tags.Termination})` : '') };
+  }
+  renderStatus();
+  const t = S.tags;
+  setMessage(`Loaded: ${t.White || '?'} – ${t.Black || '?'}, ${S.moves.length} plies` +
+    (g.result ? `, ${g.result}` : '') + '. Step through with ← and →.', 'info');
+}
+
+async function savePgn() {
+  const tags = Object.assign({}, S.tags);
+  const result = S.result ? S.result.result : (S.full && S.full.result) || '*';
+  tags.Result = result || '*';
+  if (!tags.Event) tags.Event = 'Ultima web board';
+  if (!tags.Date) tags.Date = new Date().toISOString().slice(0, 10).replace(/-/g, '.');
+  if (!tags.White) tags.White = '?';
+  if (!tags.Black) tags.Black = '?';
+  const body = { tags, rules: S.rules, moves: S.moves, result: tags.Result };
+  if (S.startFen) body.fen = S.startFen;
+  let pgn;
+  try {
+    pgn = (await api('/api/pgn/write', body)).pgn;
+  } catch (e) {
+    refuse('Could not write the PGN: ' + e.message);
+    return;
+  }
+  $('pgn-text').value = pgn;
+  const url = URL.createObjectURL(new Blob([pgn], { type: 'application/x-chess-pgn' }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = 'ultima-game.pgn';
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
+  setMessage('Saved as ultima-game.pgn (the text is also in the PGN box).', 'info');
+}
+
+// The evaluation graph: a quick alpha-beta search of every position.
+async function runGraph() {
+  const gameId = S.gameId;
+  const n = S.moves.length;
+  const moves = S.moves.slice();
+  S.graph = { gameId, scores: new Array(n + 1).fill(null) };
+  $('graph-run').disabled = true;
+  const pos0 = await fetchPosition([]).catch(() => null);
+  const startSide = pos0 ? pos0.side : 'white';
+  try {
+    for (let ply = 0; ply <= n; ++ply) {
+      if (gameId !== S.gameId) return;
+      $('graph-status').textContent = `analysing ${ply} / ${n}…`;
+      const body = {
+        id: `graph-${gameId}-${ply}`, rules: S.rules, fen: S.startFen || 'startpos',
+        moves: moves.slice(0, ply), backend: 'alphabeta', max_depth: 3, max_time_ms: 500,
+      };
+      let final = null;
+      for (let attempt = 0; attempt < 20 && !final; ++attempt) {
+        const resp = await fetch('/api/analyze', {
+          method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body),
+        });
+        if (resp.status === 503) { await new Promise((r) => setTimeout(r, 300)); continue; }
+        const text = await resp.text();
+        if (!resp.ok) throw new Error(text);
+        const lines = text.trim().split('\n').filter((l) => l.trim());
+        final = JSON.parse(lines[lines.length - 1]);
+      }
+      if (!final) throw new Error('the server stayed busy');
+      const side = (ply % 2 === 0) ? startSide : other(startSide);
+      let white;
+      if (final.game_over) {
+        const r = final.game_over.result;
+        white = r === '1-0' ? 1 : r === '0-1' ? -1 : 0;
+      } else {
+        const root = final.root || {};
+        let v;
+        if (root.mate !== undefined && root.mate !== null) v = root.mate > 0 ? 1 : -1;
+        else v = 2 / (1 + Math.exp(-(root.cp || 0) / 250)) - 1;
+        white = side === 'white' ? v : -v;
+      }
+      S.graph.scores[ply] = white;
+      renderGraph();
+    }
+    $('graph-status').textContent = `done: ${n + 1} positions, depth 3`;
+  } catch (e) {
+    $('graph-status').textContent = 'stopped: ' + e.message;
+  } finally {
+    $('graph-run').disabled = false;
+  }
+}
+
+function renderGraph() {
+  const svg = $('eval-graph');
+  const g = S.graph;
+  const W = 400;
+  const H = 120;
+  let html = `<rect x="0" y="0" width="${W}" height="${H / 2}" class="graph-white-half"/>` +
+    `<line x1="0" y1="${H / 2}" x2="${W}" y2="${H / 2}" class="graph-axis"/>`;
+  const n = S.moves.length;
+  const x = (ply) => (n === 0 ? W / 2 : (ply / n) * W);
+  if (g && g.gameId === S.gameId) {
+    const pts = [];
+    g.scores.forEach((v, ply) => { if (v !== null) pts.push(`${x(ply).toFixed(1)},${(H / 2 - v * (H / 2 - 4)).toFixed(1)}`); });
+    if (pts.length) {
+      html += `<polyline class="graph-line" points="${pts.join(' ')}"/>`;
+      html += `<polygon class="graph-area" points="${x(0).toFixed(1)},${H / 2} ${pts.join(' ')} ${pts[pts.length - 1].split(',')[0]},${H / 2}"/>`;
+    }
+    svg.dataset.points = String(pts.length);
+  } else {
+    svg.dataset.points = '0';
+  }
+  html += `<line class="graph-cursor" x1="${x(S.viewPly)}" y1="0" x2="${x(S.viewPly)}" y2="${H}"/>`;
+  svg.innerHTML = html;
+}
+
+function onGraphClick(ev) {
+  const svg = $('eval-graph');
+  const r = svg.getBoundingClientRect();
+  const n = S.moves.length;
+  if (n === 0 || r.width === 0) return;
+  showPly(Math.round(((ev.clientX - r.left) / r.width) * n), false);
+}
+
+// ---------------------------------------------------------------- puzzles
+
+function solvedSet() {
+  try { return new Set(JSON.parse(localStorage.getItem('ultima-solved') || '[]')); } catch (e) { return new Set(); }
+}
+function markSolved(id) {
+  const s = solvedSet();
+  s.add(id);
+  try { localStorage.setItem('ultima-solved', JSON.stringify([...s])); } catch (e) { /* private mode */ }
+}
+
+function puzzleElo(p) {
+  if (typeof p.rating_elo === 'number') return p.rating_elo;
+  if (typeof p.rating === 'number') return p.rating;
+  return null;
+}
+
+async function loadPuzzles() {
+  if (S.puzzles.length) return;
+  try {
+    S.puzzles = (await api('/api/puzzles')).puzzles || [];
+  } catch (e) {
+    $('puzzle-count').textContent = 'Could not load the puzzles: ' + e.message;
+    return;
+  }
+  const tags = new Set();
+  for (const p of S.puzzles) for (const t of p.tags || []) tags.add(t);
+  const sel = $('puzzle-tag');
+  for (const t of [...tags].sort()) {
+    const o = document.createElement('option');
+    o.value = t;
+    o.textContent = t;
+    sel.appendChild(o);
+  }
+  renderPuzzleList();
+}
+
+function renderPuzzleList() {
+  const tag = $('puzzle-tag').value;
+  const min = $('puzzle-min').value === '' ? -Infinity : Number($('puzzle-min').value);
+  const max = $('puzzle-max').value === '' ? Infinity : Number($('puzzle-max').value);
+  const solved = solvedSet();
+  const list = $('puzzle-list');
+  list.innerHTML = '';
+  const shown = S.puzzles.filter((p) => {
+    const elo = puzzleElo(p);
+    if (tag && !(p.tags || []).includes(tag)) return false;
+    if (elo !== null && (elo < min || elo > max)) return false;
+    return true;
+  });
+  const limit = 300;
+  for (const p of shown.slice(0, limit)) {
+    const li = document.createElement('li');
+    li.dataset.puzzleId = p.id;
+    li.classList.toggle('solved', solved.has(p.id));
+    const elo = puzzleElo(p);
+    const rating = typeof p.rating === 'string' ? `${p.rating}${elo !== null ? ' ' + elo : ''}` : `${elo}`;
+    const what = p.kind === 'mate' ? `mate in ${p.moves_to_find}` : `win material (${p.moves_to_find} move${p.moves_to_find === 1 ? '' : 's'})`;
+    li.innerHTML = `<span class="pid"></span> <span class="prating"></span> <span class="pkind"></span> <span class="ptags"></span>`;
+    li.querySelector('.pid').textContent = p.id;
+    li.querySelector('.prating').textContent = rating;
+    li.querySelector('.pkind').textContent = `${p.side} · ${what}`;
+    li.querySelector('.ptags').textContent = (p.tags || []).join(', ');
+    li.addEventListener('click', () => startPuzzle(p));
+    list.appendChild(li);
+  }
+  $('puzzle-count').textContent = `${shown.length} of ${S.puzzles.length} puzzles` +
+    (shown.length > limit ? ` (the first ${limit} listed)` : '') + ` · ${solved.size} solved here`;
+}
+
+async function startPuzzle(p) {
+  await stopAnalysis();
+  resetGame(p.rules, p.fen, []);
+  S.mode = 'puzzle';
+  S.puzzle = { p, solved: false, expected: null, busy: false };
+  S.tags = { Event: `Puzzle ${p.id}` };
+  S.flipped = p.side === 'black';
+  buildBoard();
+  await showPly(0, true);
+  for (const li of document.querySelectorAll('#puzzle-list li')) li.classList.toggle('current', li.dataset.puzzleId === p.id);
+  const what = p.kind === 'mate' ? `mate in ${p.moves_to_find}` : 'win material';
+  setPuzzleStatus(`${p.id}: ${cap(p.side)} to play and ${what}.`, 'playing');
+  $('puzzle-hint').hidden = true;
+  setMessage('');
+}
+
+function setPuzzleStatus(text, state) {
+  const el = $('puzzle-status');
+  el.textContent = text;
+  el.dataset.state = state;
+}
+
+async function puzzleMove(m) {
+  const why = canMoveNow();
+  if (why) { refuse(`You cannot move now: ${why}.`); return; }
+  const pz = S.puzzle;
+  const gameId = S.gameId;
+  const tried = S.moves.concat([m.move]);
+  pz.busy = true;
+  let check;
+  try {
+    check = await api('/api/puzzles/check', { id: pz.p.id, moves: tried });
+  } catch (e) {
+    pz.busy = false;
+    refuse('Could not check the move: ' + e.message);
+    return;
+  }
+  if (gameId !== S.gameId) return;
+  if (!check.correct) {
+    pz.busy = false;
+    pz.expected = check.expected || null;
+    refuse(`${m.notation} is not the solution. Try again.`);
+    setPuzzleStatus(`Not ${m.notation}: try again.`, 'wrong');
+    $('puzzle-hint').hidden = !pz.expected;
+    return;
+  }
+  S.moves = tried;
+  await showPly(S.moves.length, true);
+  if (check.solved) {
+    pz.solved = true;
+    pz.busy = false;
+    markSolved(pz.p.id);
+    setPuzzleStatus(`Solved! ${pz.p.id} is done.`, 'solved');
+    setMessage(`${m.notation} — solved.`, 'info');
+    $('puzzle-hint').hidden = true;
+    const li = document.querySelector(`#puzzle-list li[data-puzzle-id="${pz.p.id}"]`);
+    if (li) li.classList.add('solved');
+    renderStatus();
+    return;
+  }
+  setPuzzleStatus(`${m.notation} is right. Wait for the reply…`, 'correct');
+  if (check.reply) {
+    await new Promise((r) => setTimeout(r, 350));
+    if (gameId !== S.gameId) return;
+    S.moves = S.moves.concat([check.reply]);
+    await showPly(S.moves.length, true);
+    const last = S.full.history[S.full.history.length - 1];
+    setPuzzleStatus(`Right. The reply was ${last ? last.notation : check.reply}; find the next move.`, 'correct');
+  }
+  pz.busy = false;
+  renderStatus();
+}
+
+function puzzleHint() {
+  const pz = S.puzzle;
+  if (!pz || !pz.expected || !S.pos) return;
+  const m = S.pos.legal.find((x) => x.move === pz.expected);
+  setMessage(`The solution's move: ${m ? m.notation : pz.expected}`, 'info');
+  const ms = moveSquares(pz.expected);
+  const d = squareEl(ms.from);
+  if (d) d.classList.add('hint');
+}
+
+// ---------------------------------------------------------------- setup
+
+function setTab(name) {
+  for (const t of document.querySelectorAll('#tabs .tab')) t.classList.toggle('active', t.dataset.tab === name);
+  for (const p of document.querySelectorAll('.panel')) p.classList.toggle('active', p.id === 'panel-' + name);
+  if (name === 'puzzles') loadPuzzles();
+}
+
+function syncOptions() {
+  $('bot-options').hidden = $('opponent-select').value !== 'bot';
+  const clock = $('time-mode').value === 'clock';
+  $('clock-options').hidden = !clock;
+  $('movetime-options').hidden = clock;
+  const bot = S.info && S.info.bots.find((b) => b.name === $('bot-select').value);
+  $('bot-description').textContent = bot ? bot.description || '' : '';
+  $('evaluator-label').hidden = $('backend-select').value !== 'mcts';
+}
+
+function onKey(ev) {
+  const tag = (ev.target && ev.target.tagName) || '';
+  if (tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT') return;
+  if (ev.key === 'ArrowLeft') { showPly(S.viewPly - 1, false); ev.preventDefault(); }
+  else if (ev.key === 'ArrowRight') { showPly(S.viewPly + 1, false); ev.preventDefault(); }
+  else if (ev.key === 'Home') { showPly(0, false); ev.preventDefault(); }
+  else if (ev.key === 'End') { showPly(S.moves.length, false); ev.preventDefault(); }
+  else if (ev.key === 'f') { S.flipped = !S.flipped; buildBoard(); }
+  else if (ev.key === 'Escape') { select(null); setMessage(''); }
+}
+
+async function init() {
+  try {
+    S.info = await api('/api/info');
+  } catch (e) {
+    $('status').textContent = 'The server does not answer: ' + e.message;
+    return;
+  }
+  const info = S.info;
+  $('version').textContent = info.version ? 'v' + info.version : '';
+  const rs = $('rules-select');
+  for (const p of info.presets) {
+    const o = document.createElement('option');
+    o.value = p;
+    o.textContent = p;
+    rs.appendChild(o);
+  }
+  rs.value = info.default_rules || info.presets[0];
+  const bs = $('bot-select');
+  for (const b of info.bots) {
+    const o = document.createElement('option');
+    o.value = b.name;
+    o.textContent = `${b.name} (Elo ${b.elo ?? '?'})`;
+    bs.appendChild(o);
+  }
+  bs.value = info.default_bot || info.bots[0].name;
+  if (info.weights) {
+    const o = document.createElement('option');
+    o.value = info.weights;
+    o.textContent = 'network: ' + info.weights.split('/').pop();
+    $('evaluator-select').prepend(o);
+    $('evaluator-select').value = info.weights;
+  }
+  for (const id of ['opponent-select', 'time-mode', 'bot-select', 'backend-select']) {
+    $(id).addEventListener('change', syncOptions);
+  }
+  syncOptions();
+  for (const t of document.querySelectorAll('#tabs .tab')) t.addEventListener('click', () => setTab(t.dataset.tab));
+  $('new-game').addEventListener('click', newGame);
+  $('resign').addEventListener('click', resign);
+  $('flip').addEventListener('click', () => { S.flipped = !S.flipped; buildBoard(); });
+  $('nav-first').addEventListener('click', () => showPly(0, false));
+  $('nav-prev').addEventListener('click', () => showPly(S.viewPly - 1, false));
+  $('nav-next').addEventListener('click', () => showPly(S.viewPly + 1, false));
+  $('nav-last').addEventListener('click', () => showPly(S.moves.length, false));
+  $('removal-button').addEventListener('click', () => {
+    const m = S.selected && S.pos.legal.find((x) => x.move === 'x' + S.selected);
+    if (m) { select(null); playMove(m); }
+  });
+  $('analyze-start').addEventListener('click', startAnalysis);
+  $('analyze-stop').addEventListener('click', stopAnalysis);
+  $('multipv-select').addEventListener('change', () => { if (S.analysis && S.analysis.running) startAnalysis(); });
+  $('pgn-load').addEventListener('click', loadPgn);
+  $('pgn-save').addEventListener('click', savePgn);
+  $('pgn-file').addEventListener('change', () => {
+    const f = $('pgn-file').files[0];
+    if (!f) return;
+    const r = new FileReader();
+    r.onload = () => { $('pgn-text').value = String(r.result); loadPgn(); };
+    r.readAsText(f);
+  });
+  $('game-select').addEventListener('change', () => showGame(S.loadedGames[Number($('game-select').value)]));
+  $('graph-run').addEventListener('click', runGraph);
+  $('eval-graph').addEventListener('click', onGraphClick);
+  for (const id of ['puzzle-tag', 'puzzle-min', 'puzzle-max']) {
+    $(id).addEventListener('input', renderPuzzleList);
+    $(id).addEventListener('change', renderPuzzleList);
+  }
+  $('puzzle-hint').addEventListener('click', puzzleHint);
+  document.addEventListener('keydown', onKey);
+
+  resetGame(rs.value, null, []);
+  S.mode = 'human';
+  buildBoard();
+  await showPly(0, true);
+  setMessage('Click a piece to see its moves; pick a bot and press Start to play.', 'info');
+  document.body.dataset.ready = 'true';
+}
+
+// The rules page: small diagrams written as rows of cells, '/' between rows:
+// a piece letter (FEN case) or '.' for an empty square, 'o' an empty square
+// the piece can move to; '!' after a piece marks it captured, '~' frozen.
+function renderDiagrams() {
+  for (const d of document.querySelectorAll('.diagram[data-rows]')) {
+    const rows = d.dataset.rows.split('/');
+    d.style.setProperty('--n', String(rows[0].replace(/[!~]/g, '').length));
+    rows.forEach((row, r) => {
+      let col = 0;
+      for (let i = 0; i < row.length; ++i) {
+        const ch = row[i];
+        if (ch === '!' || ch === '~') continue;
+        const cell = document.createElement('span');
+        cell.className = (r + col) % 2 === 0 ? 'l' : 'd';
+        if (ch === 'o') cell.classList.add('t');
+        else if (ch !== '.') {
+          cell.innerHTML = pieceSvg(ch);
+          cell.title = `${ch === ch.toUpperCase() ? 'White' : 'Black'} ${PIECE_NAMES[ch.toLowerCase()]}`;
+        }
+        if (row[i + 1] === '!') cell.classList.add('x');
+        if (row[i + 1] === '~') cell.classList.add('f');
+        d.appendChild(cell);
+        ++col;
+      }
+    });
+  }
+  for (const l of document.querySelectorAll('.legend[data-legend]')) {
+    for (const ch of l.dataset.legend) {
+      const item = document.createElement('div');
+      item.innerHTML = pieceSvg(ch) + pieceSvg(ch.toLowerCase()) +
+        `<span>${ch} · ${PIECE_NAMES[ch.toLowerCase()]}</span>`;
+      l.appendChild(item);
+    }
+  }
+}
+
+window.addEventListener('DOMContentLoaded', () => {
+  if ($('board')) init();
+  else renderDiagrams();
 });
