@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <filesystem>
@@ -402,17 +403,39 @@ class WebServer::Impl {
   }
 
   void run() {
-    http_.listen_after_bind();
+    // Debian's cpp-httplib (0.11) leaves its accept loop on an accept()
+    // error it does not expect (a client that resets its connection before
+    // it is accepted), closing the listening socket: the process would live
+    // on without answering. Until stop() is asked, the port is bound again
+    // and served on; a port that cannot be had back ends the server.
+    while (!http_.listen_after_bind() && !stopping_.load()) {
+      bool bound = false;
+      for (int attempt = 0; attempt < 50 && !bound && !stopping_.load(); ++attempt) {
+        bound = http_.bind_to_port(options_.host, options_.port);
+        if (!bound) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+      if (!bound) {
+        std::fprintf(stderr, "ultima serve: the listening socket failed and %s:%d could not be bound again\n",
+                     options_.host.c_str(), options_.port);
+        break;
+      }
+      std::fprintf(stderr, "ultima serve: the listening socket failed; listening again on %s:%d\n",
+                   options_.host.c_str(), options_.port);
+    }
     // The streams have ended (their providers see the server stopping);
     // what is still queued is answered into sinks nobody reads.
     service_->finish();
   }
 
-  void stop() { http_.stop(); }
+  void stop() {
+    stopping_ = true;
+    http_.stop();
+  }
 
   const ServerOptions& options() const { return options_; }
 
  private:
+  std::atomic<bool> stopping_{false};
   using Handler = std::function<void(const httplib::Request&, httplib::Response&)>;
 
   // Runs a handler, turning HttpError and other exceptions into JSON errors.
