@@ -280,11 +280,14 @@ class BoardTest:
         assert offered == info['presets'], offered
         self.select('#opponent-select', 'human')
         for preset in info['presets']:
+            # The new game before has set up its board (its rule set too),
+            # so it cannot set the rule set back after this one is chosen.
+            game = self.js('return S.gameId')
             self.select('#rules-select', preset)
             self.el('#new-game').click()
             start = self.server.post_json('/api/position', {'rules': preset, 'moves': []})
             want = {'abcdefgh'[i % 8] + str(8 - i // 8): e['piece'] for i, e in enumerate(start['board']) if e}
-            self.wait(lambda: self.board_pieces() == want,
+            self.wait(lambda: self.js('return S.gameId') > game and self.board_pieces() == want,
                       'the start position of ' + preset)
         return '%d presets' % len(info['presets'])
 
