@@ -68,8 +68,8 @@ void send_json(httplib::Response& res, const json& body, int status = 200) {
   res.set_content(body.dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
 }
 
-// The request's body as a JSON object with only the allowed fields.
-json parse_body(const httplib::Request& req, const std::vector<std::string>& allowed) {
+// The request's body as JSON; `object_error` when it is not an object.
+json body_object(const httplib::Request& req, const std::string& object_error) {
   json body;
   try {
     body = json::parse(req.body);
@@ -78,7 +78,13 @@ json parse_body(const httplib::Request& req, const std::vector<std::string>& all
     const std::size_t at = what.find("] ");
     bad("", "the body is not valid JSON: " + (at == std::string::npos ? what : what.substr(at + 2)));
   }
-  if (!body.is_object()) bad("", "the body must be a JSON object");
+  if (!body.is_object()) bad("", object_error);
+  return body;
+}
+
+// The request's body as a JSON object with only the allowed fields.
+json parse_body(const httplib::Request& req, const std::vector<std::string>& allowed) {
+  json body = body_object(req, "the body must be a JSON object");
   for (auto it = body.begin(); it != body.end(); ++it)
     if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end()) {
       std::string list;
@@ -627,15 +633,7 @@ class WebServer::Impl {
   // ---- POST /api/analyze
 
   void analyze(const httplib::Request& req, httplib::Response& res) {
-    json query;
-    try {
-      query = json::parse(req.body);
-    } catch (const json::parse_error& e) {
-      std::string what = e.what();
-      const std::size_t at = what.find("] ");
-      bad("", "the body is not valid JSON: " + (at == std::string::npos ? what : what.substr(at + 2)));
-    }
-    if (!query.is_object()) bad("", "the body must be a JSON object (one analysis query)");
+    json query = body_object(req, "the body must be a JSON object (one analysis query)");
     if (query.contains("action")) bad("action", "actions are not taken here; stop a query with /api/analyze/stop");
     if (query.contains("analyze_turns"))
       bad("analyze_turns", "the server analyses one turn, the last; send one request per position");
