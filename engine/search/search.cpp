@@ -48,7 +48,8 @@ class SearchThread {
  public:
   SearchThread(Searcher& owner, const Position& pos, int id, const SearchLimits& limits,
                Clock::time_point start, std::int64_t soft_ms, std::int64_t hard_ms)
-      : owner_(owner), pos_(pos), id_(id), limits_(limits), start_(start), soft_ms_(soft_ms), hard_ms_(hard_ms) {}
+      : owner_(owner), pos_(pos), id_(id), limits_(limits), start_(start), soft_ms_(soft_ms), hard_ms_(hard_ms),
+        check_mask_(check_mask(limits, owner.threads_, hard_ms)) {}
 
   // Iterative deepening. The main thread (id 0) reports and decides when to stop.
   void run(const std::function<void(const SearchInfo&)>& on_info) {
@@ -141,6 +142,21 @@ class SearchThread {
     return ((depth + kSkipPhase[i]) / kSkipSize[i]) % 2 != 0;
   }
 
+  // How often a thread looks at the limits: every 1,024 of its nodes, or
+  // more often where that would overshoot a small budget: a node limit of
+  // under 8 intervals for all threads (`go nodes 100` searches about 100
+  // nodes, not a full interval), or under 100 ms on the clock. Budgets of
+  // 8,192 nodes a thread and more keep the interval of 1,024, so a node-
+  // limited search of that size stops exactly where it always did.
+  static std::uint64_t check_mask(const SearchLimits& limits, int threads, std::int64_t hard_ms) {
+    std::uint64_t interval = 1024;
+    if (limits.nodes)
+      while (interval > 1 && interval * 8 * static_cast<std::uint64_t>(std::max(threads, 1)) > limits.nodes)
+        interval /= 2;
+    if (hard_ms > 0 && hard_ms < 100) interval = std::min<std::uint64_t>(interval, 128);
+    return interval - 1;
+  }
+
   void check_limits() {
     flush_nodes();
     if (limits_.infinite) return;
@@ -214,7 +230,10 @@ class SearchThread {
       RootMove& rm = root_moves_[i];
       pv_length_[1] = 1;
       pos_.make(rm.move);
-      ++nodes_;
+      // A small budget (check_mask) is also looked at here, or a run of root
+      // moves could step over its looks; the interval of 1,024 is not, so
+      // that large node-limited searches stop where they always did.
+      if ((++nodes_ & check_mask_) == 0 && check_mask_ < 1023) check_limits();
       int score;
       if (i == static_cast<std::size_t>(pv_index)) {
         score = -negamax(depth - 1, -beta, -alpha, 1, true);
@@ -240,7 +259,7 @@ class SearchThread {
     pv_length_[ply] = ply;
     if (depth <= 0) return quiescence(alpha, beta, ply, 0);
     seldepth_ = std::max(seldepth_, ply);
-    if ((++nodes_ & 1023) == 0) check_limits();
+    if ((++nodes_ & check_mask_) == 0) check_limits();
     if (stopped()) return 0;
 
     const Color us = pos_.side_to_move();
@@ -346,7 +365,7 @@ class SearchThread {
   int quiescence(int alpha, int beta, int ply, int qdepth) {
     pv_length_[ply] = ply;
     seldepth_ = std::max(seldepth_, ply);
-    if ((++nodes_ & 1023) == 0) check_limits();
+    if ((++nodes_ & check_mask_) == 0) check_limits();
     if (stopped()) return 0;
     const Color us = pos_.side_to_move();
     if (pos_.king_square(us) == kNoSquare) return -kMateScore + ply;
@@ -420,6 +439,7 @@ class SearchThread {
   std::vector<RootMove> root_moves_;
   std::vector<RootMove> completed_;  // the lines of the last finished depth
   std::uint64_t nodes_ = 0, flushed_nodes_ = 0;
+  const std::uint64_t check_mask_;
   int seldepth_ = 0;
   int completed_depth_ = 0;
   Move killers_[kMaxPly][2]{};

@@ -516,11 +516,32 @@ TEST(SearchLimits, NodeLimitIsRespected) {
       SearchLimits limits;
       limits.nodes = limit;
       const SearchResult r = searcher.search(pos, limits);
-      // Each thread looks at the limit every 1024 of its nodes, and a thread
-      // goes on to its next look after another has stopped the search: up to
-      // two intervals past the limit per thread.
+      // Each thread looks at the limit every 1024 of its nodes (fewer for
+      // small limits), and a thread goes on to its next look after another
+      // has stopped the search: up to two intervals past the limit per thread.
       EXPECT_LE(r.nodes, limit + 2048u * threads);
       EXPECT_GE(r.nodes, limit);  // a middlegame is not exhausted this fast
+      EXPECT_TRUE(is_legal(pos, r.best));
+    }
+  }
+}
+
+// A small node budget is looked at more often than every 1,024 nodes: the
+// search stops within a quarter of it (two looks per thread past it, each
+// look at most an eighth of the budget shared by the threads apart).
+TEST(SearchLimits, SmallNodeLimitIsNotOvershotByAnInterval) {
+  std::mt19937_64 rng(9);
+  for (int threads : {1, 2}) {
+    for (std::uint64_t limit : {1u, 40u, 100u, 700u}) {
+      SCOPED_TRACE("threads " + std::to_string(threads) + " nodes " + std::to_string(limit));
+      Searcher searcher(1);
+      searcher.set_threads(threads);
+      Position pos = random_game_position(Rules{}, rng, 10);
+      SearchLimits limits;
+      limits.nodes = limit;
+      const SearchResult r = searcher.search(pos, limits);
+      EXPECT_LE(r.nodes, limit + limit / 4 + 2u * threads);
+      EXPECT_GE(r.nodes, limit);
       EXPECT_TRUE(is_legal(pos, r.best));
     }
   }
