@@ -9,7 +9,9 @@
 # usage: scripts/fuzz.sh [SECONDS_PER_TARGET (default 60)] [TARGET...]
 # With FUZZ_RUNS=N in the environment each target stops after N inputs or
 # the time, whichever comes first (FUZZ_RUNS=1000000 for the million-input
-# runs of docs/testing.md).
+# runs of docs/testing.md). With FUZZ_FORK=N the target runs in libFuzzer's
+# fork mode, N processes at once, and FUZZ_RUNS counts the inputs of all
+# of them together (one run, N cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -32,13 +34,13 @@ for t in "${targets[@]}"; do
   echo "== $t for $seconds s"
   # The UCI target starts searches; the others parse and return at once.
   start=$(date +%s)
-  if ! build-fuzz/tests/fuzz_"$t" -max_total_time="$seconds" ${FUZZ_RUNS:+-runs="$FUZZ_RUNS"} -max_len=4096 -timeout=20 -rss_limit_mb=4096 \
+  if ! build-fuzz/tests/fuzz_"$t" -max_total_time="$seconds" ${FUZZ_RUNS:+-runs="$FUZZ_RUNS"} ${FUZZ_FORK:+-fork="$FUZZ_FORK"} -max_len=4096 -timeout=20 -rss_limit_mb=4096 \
       -print_final_stats=1 -artifact_prefix="build-fuzz/crashes/$t/" \
       "build-fuzz/corpus/$t" "tests/fuzz/corpus/$t" 2> "build-fuzz/$t.log"; then
     echo "FAIL: $t found a crash: $(ls "build-fuzz/crashes/$t")"
     status=1
   fi
-  grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "build-fuzz/$t.log" | sed 's/^/  /'
+  grep -E "stat::number_of_executed_units|stat::peak_rss_mb|fuzzed for [0-9]+ iterations" "build-fuzz/$t.log" | sed 's/^/  /'
   echo "  seconds: $(( $(date +%s) - start ))"
 done
 exit $status
