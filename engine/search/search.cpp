@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <iterator>
 #include <thread>
 
 #include "engine/rules/hash.h"
@@ -42,14 +43,30 @@ std::string score_text(int score) {
   return "cp " + std::to_string(score);
 }
 
+struct ThreadTables {
+  Move killers[kMaxPly][2];
+  int history[2][64][64];
+  Move pv[kMaxPly + 1][kMaxPly + 1];  // read only up to pv_length: never cleared
+  int pv_length[kMaxPly + 1];
+
+  void clear() {
+    for (auto& k : killers) k[0] = k[1] = Move{};
+    std::fill(&history[0][0][0], &history[0][0][0] + 2 * 64 * 64, 0);
+    std::fill(std::begin(pv_length), std::end(pv_length), 0);
+  }
+};
+
 // One search thread: its own position copy, move-ordering tables and
 // principal variations; the transposition table is shared.
 class SearchThread {
  public:
-  SearchThread(Searcher& owner, const Position& pos, int id, const SearchLimits& limits,
+  SearchThread(Searcher& owner, ThreadTables& tables, const Position& pos, int id, const SearchLimits& limits,
                Clock::time_point start, std::int64_t soft_ms, std::int64_t hard_ms)
       : owner_(owner), pos_(pos), id_(id), limits_(limits), start_(start), soft_ms_(soft_ms), hard_ms_(hard_ms),
-        check_mask_(check_mask(limits, owner.threads_, hard_ms)) {}
+        check_mask_(check_mask(limits, owner.threads_, hard_ms)), killers_(tables.killers),
+        history_(tables.history), pv_(tables.pv), pv_length_(tables.pv_length) {
+    tables.clear();
+  }
 
   // Iterative deepening. The main thread (id 0) reports and decides when to stop.
   void run(const std::function<void(const SearchInfo&)>& on_info) {
@@ -442,10 +459,10 @@ class SearchThread {
   const std::uint64_t check_mask_;
   int seldepth_ = 0;
   int completed_depth_ = 0;
-  Move killers_[kMaxPly][2]{};
-  int history_[2][64][64]{};
-  Move pv_[kMaxPly + 1][kMaxPly + 1]{};
-  int pv_length_[kMaxPly + 1]{};
+  Move (&killers_)[kMaxPly][2];
+  int (&history_)[2][64][64];
+  Move (&pv_)[kMaxPly + 1][kMaxPly + 1];
+  int (&pv_length_)[kMaxPly + 1];
 };
 
 Searcher::Searcher(std::size_t hash_mb) : tt_(hash_mb) {}
@@ -486,8 +503,9 @@ SearchResult Searcher::search(Position& pos, const SearchLimits& limits,
   // earlier depth or another thread stale, to be overwritten at once).
   tt_.new_search();
   std::vector<std::unique_ptr<SearchThread>> threads;
+  while (static_cast<int>(tables_.size()) < threads_) tables_.push_back(std::make_unique<ThreadTables>());
   for (int id = 0; id < threads_; ++id)
-    threads.push_back(std::make_unique<SearchThread>(*this, pos, id, limits, start, soft_ms, hard_ms));
+    threads.push_back(std::make_unique<SearchThread>(*this, *tables_[id], pos, id, limits, start, soft_ms, hard_ms));
   std::vector<std::thread> helpers;
   for (int id = 1; id < threads_; ++id) helpers.emplace_back([&, id] { threads[id]->run({}); });
   threads[0]->run(on_info);

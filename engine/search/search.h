@@ -63,6 +63,8 @@ struct SearchResult {
 // "cp 35", "mate 3", "mate -2" (UCI's score text).
 std::string score_text(int score);
 
+struct ThreadTables;  // a search thread's move-ordering and PV tables
+
 class Searcher {
  public:
   explicit Searcher(std::size_t hash_mb = 16);
@@ -96,6 +98,9 @@ class Searcher {
   std::uint64_t noise_seed_ = 0;
   std::atomic<bool> stop_{false};
   std::atomic<std::uint64_t> shared_nodes_{0};
+  // One per thread, kept from search to search so that a short search does
+  // not pay for making them (each search starts them empty).
+  std::vector<std::unique_ptr<ThreadTables>> tables_;
 };
 
 }  // namespace ultima
