@@ -147,9 +147,15 @@ std::uint64_t uci_cap(const std::string& word) {
 // depth 2`, a Hash of 4096 MB one of 1, and so on (uci_cap), so that an
 // input costs a few small searches whatever it asks. Only numbers that
 // read as such are lowered: a malformed one (`1O`, `-3`, twenty digits)
-// reaches the parser as it came. Lines are otherwise kept word for word.
+// reaches the parser as it came. An input runs at most kMaxSearches
+// searches: `go` lines after those are left out, so that what an input
+// costs stays bounded, and the commands around them still run. Lines are
+// otherwise kept word for word.
+constexpr int kMaxSearches = 4;
+
 std::string cheap_uci(std::string_view text) {
   std::string out;
+  int searches = 0;
   std::size_t at = 0;
   while (at < text.size()) {
     std::size_t end = text.find('\n', at);
@@ -160,6 +166,7 @@ std::string cheap_uci(std::string_view text) {
     std::vector<std::string> w;
     for (std::string word; words >> word;) w.push_back(word);
     const bool go = !w.empty() && w[0] == "go";
+    if (go && ++searches > kMaxSearches) continue;
     const bool option = !w.empty() && w[0] == "setoption";
     // go: "depth 30"; setoption: "name Hash value 4096" (names are one word).
     // Leading zeros do not make a number malformed (`nodes 000107737631`
