@@ -87,7 +87,11 @@ UciEnginePlayer::UciEnginePlayer(UciEngineSettings settings) : settings_(std::mo
     throw std::runtime_error("uci engine '" + settings_.command + "': cannot start: " + std::strerror(errno));
   }
   if (pid == 0) {
-    // The child: only async-signal-safe calls until exec.
+    // The child: only async-signal-safe calls until exec. Its own process
+    // group: a Ctrl-C or a `timeout` sent to the match's group stops the
+    // match, which then ends its engines itself, instead of killing them
+    // under a move.
+    setpgid(0, 0);
     dup2(fds[1], STDIN_FILENO);
     dup2(fds[1], STDOUT_FILENO);
     execl("/bin/sh", "sh", "-c", settings_.command.c_str(), static_cast<char*>(nullptr));
