@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -20,6 +21,8 @@
 #include "engine/play/elo.h"
 #include "engine/play/match.h"
 #include "engine/play/player_spec.h"
+#include "engine/play/pgn.h"
+#include "training/loop/loop.h"
 
 namespace ultima::cli {
 namespace {
@@ -37,6 +40,7 @@ struct Options {
   std::string pgn;
   int pgn_every = 100;
   std::string sprt;
+  bool resume = false;
 };
 
 int parse_count(const std::string& text, const std::string& what) {
@@ -263,6 +267,23 @@ void run(const Options& o) {
   }
   if (!o.opening_plies.empty()) parse_opening_plies(o.opening_plies, config);
   if (!o.sprt.empty()) config.sprt = parse_sprt(o.sprt);
+  if (o.resume) {
+    if (o.pgn.empty()) throw std::invalid_argument("--resume needs --pgn: the record file of the match to continue");
+    if (std::filesystem::exists(o.pgn)) {
+      try {
+        config.resumed = read_pgn_file(o.pgn);
+      } catch (const std::exception& e) {
+        throw std::invalid_argument("--resume: cannot read '" + o.pgn + "': " + e.what());
+      }
+      std::fprintf(stderr, "resuming: the %zu games of %s count as played\n", config.resumed.size(), o.pgn.c_str());
+    } else {
+      std::fprintf(stderr, "resuming: no %s yet, so the match starts from its first game\n", o.pgn.c_str());
+    }
+  }
+  // SIGINT/SIGTERM end the match before the next move of every game; the
+  // finished games are written and counted, and --resume goes on from them.
+  loop::install_stop_handlers();
+  config.stop = &loop::stop_requested();
 
   // A bad spec is a one-line error now, not a failure in every worker.
   for (const auto& [option, spec] : {std::pair{"--player1", &o.player1}, std::pair{"--player2", &o.player2}}) {
@@ -296,8 +317,14 @@ void run(const Options& o) {
   }
   progress.finish();
   print_table(result, config, openings);
-  std::fprintf(stderr, "%d games in %.1f s (%.2f games/s)%s\n", result.results.games(), result.seconds,
-               result.seconds > 0 ? result.results.games() / result.seconds : 0.0,
+  if (result.stopped)
+    std::fprintf(stderr, "stopped by a signal: %d of %d games counted%s\n", result.results.games(), config.games,
+                 config.record_path.empty() ? "" : "; --resume with the same options goes on from them");
+  // The rate counts the games played now, not the resumed ones.
+  const int played = std::max(0, result.results.games() - static_cast<int>(config.resumed.size()));
+  std::fprintf(stderr, "%d games in %.1f s (%.2f games/s)%s%s\n", played, result.seconds,
+               result.seconds > 0 ? played / result.seconds : 0.0,
+               config.resumed.empty() ? "" : (", " + std::to_string(result.results.games()) + " counted").c_str(),
                config.record_path.empty() ? "" : ("; records in " + config.record_path).c_str());
 }
 
@@ -326,6 +353,9 @@ void add_match_command(CLI::App& app) {
                   "also rewrite the record file after every N games (0: at the end only)")
       ->capture_default_str();
   cmd->add_option("--sprt", opts->sprt, "stop early: elo0,elo1[,alpha,beta] (alpha and beta default to 0.05)");
+  cmd->add_flag("--resume", opts->resume,
+                "continue the match whose games are in --pgn (same players, seed, rules, openings): they count "
+                "as played, and only the other rounds are played; --games may grow");
   // The spec list reads the level files: only when help is asked for.
   cmd->footer([] { return "\n" + player_spec_help(); });
   cmd->callback([opts] { run(*opts); });

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -61,10 +62,11 @@ class MatchRunner {
  public:
   MatchRunner(const PlayerFactory& player1, const PlayerFactory& player2, const MatchConfig& config,
               const MatchProgressCallback& progress)
-      : factory1_(player1), factory2_(player2), config_(config), progress_(progress), finished_(config.games) {}
+      : factory1_(player1), factory2_(player2), config_(config), progress_(progress), finished_(config.games), resumed_(config.games, 0) {}
 
   MatchResult run() {
     start_ = std::chrono::steady_clock::now();
+    for (const GameRecord& record : config_.resumed) admit(record);
     const int workers = std::min(config_.concurrency, config_.games);
     std::vector<std::thread> threads;
     for (int i = 0; i < workers; ++i) threads.emplace_back([this] { work(); });
@@ -146,10 +148,12 @@ class MatchRunner {
         if (name1_.empty()) {
           name1_ = name1;
           name2_ = name2;
+          check_resumed_names();
         }
       }
       while (!stopping()) {
-        const int index = next_game_++;
+        int index = next_game_++;
+        while (index < config_.games && resumed_[index]) index = next_game_++;
         if (index >= config_.games) break;
         std::optional<MatchGame> game = play_game(index, *p1, *p2, name1, name2);
         if (!game) break;
@@ -235,26 +239,58 @@ class MatchRunner {
     return game;
   }
 
+  // A game of the earlier run, checked against what this match would play
+  // in its round, then counted as if just played (no progress report).
+  void admit(const GameRecord& record) {
+    const std::string which = "resumed game (Round \"" + record.round + "\")";
+    int index = -1;
+    const auto [end, ec] = std::from_chars(record.round.data(), record.round.data() + record.round.size(), index);
+    if (ec != std::errc() || end != record.round.data() + record.round.size() || index < 1 || index > config_.games)
+      throw std::invalid_argument(which + ": the round must be a number from 1 to the match's " +
+                                  std::to_string(config_.games) + " games");
+    --index;
+    if (resumed_[index]) throw std::invalid_argument(which + ": the round appears twice");
+    if (record.result == Outcome::kOngoing) throw std::invalid_argument(which + ": the game has no result");
+    if (!(record.rules == config_.rules))
+      throw std::invalid_argument(which + ": played under the rules '" + record.rules.name() + "', not '" +
+                                  config_.rules.name() + "'");
+    const Opening opening = make_opening(config_, index / 2);
+    const bool same_opening =
+        record.fen == opening.fen && record.opening_plies == static_cast<int>(opening.plies.size()) &&
+        record.moves.size() >= opening.plies.size() &&
+        std::equal(opening.plies.begin(), opening.plies.end(), record.moves.begin());
+    if (!same_opening)
+      throw std::invalid_argument(which +
+                                  ": not this match's opening for its round (resume with the --seed, --rules, "
+                                  "--openings and --opening-plies of the run that wrote it)");
+    resumed_[index] = true;
+    MatchGame game;
+    game.index = index;
+    game.opening = index / 2;
+    game.player1_white = index % 2 == 0;
+    game.record = record;
+    std::lock_guard lock(mutex_);
+    count(std::move(game));
+  }
+
+  // Under the lock, once the players' names are known.
+  void check_resumed_names() {
+    for (int i = 0; i < config_.games; ++i) {
+      if (!resumed_[i] || !finished_[i]) continue;
+      const GameRecord& r = finished_[i]->record;
+      const bool player1_white = i % 2 == 0;
+      const std::string& white = player1_white ? name1_ : name2_;
+      const std::string& black = player1_white ? name2_ : name1_;
+      if (r.white != white || r.black != black)
+        throw MatchError("resumed game (Round \"" + r.round + "\"): played by '" + r.white + "' (White) and '" +
+                         r.black + "' (Black), but this match's players are '" + white + "' and '" + black +
+                         "' in that round");
+    }
+  }
+
   void finish(MatchGame game) {
     std::lock_guard lock(mutex_);
-    const int index = game.index;
-    if (sprt_stop_at_ >= 0 && index >= sprt_stop_at_) return;  // beyond the SPRT's decision
-    finished_results_.add(game.player1_points());
-    ++games_done_;
-    finished_[index] = std::move(game);
-    // The SPRT looks at the games in index order, so where it stops does not
-    // depend on which worker finished first.
-    while (prefix_ < config_.games && finished_[prefix_] && sprt_stop_at_ < 0) {
-      prefix_results_.add(finished_[prefix_]->player1_points());
-      ++prefix_;
-      if (config_.sprt) {
-        sprt_ = sprt(prefix_results_, *config_.sprt);
-        if (sprt_->verdict != SprtVerdict::kContinue) {
-          sprt_stop_at_ = prefix_;
-          stop_ = true;
-        }
-      }
-    }
+    if (!count(std::move(game))) return;
     try {
       if (!config_.record_path.empty() && config_.record_every > 0 && games_done_ % config_.record_every == 0) {
         std::vector<GameRecord> records;
@@ -277,6 +313,30 @@ class MatchRunner {
     }
   }
 
+  // Counts a finished game (under the lock); false when it lies beyond
+  // the SPRT's decision and does not count.
+  bool count(MatchGame game) {
+    const int index = game.index;
+    if (sprt_stop_at_ >= 0 && index >= sprt_stop_at_) return false;
+    finished_results_.add(game.player1_points());
+    ++games_done_;
+    finished_[index] = std::move(game);
+    // The SPRT looks at the games in index order, so where it stops does not
+    // depend on which worker finished first.
+    while (prefix_ < config_.games && finished_[prefix_] && sprt_stop_at_ < 0) {
+      prefix_results_.add(finished_[prefix_]->player1_points());
+      ++prefix_;
+      if (config_.sprt) {
+        sprt_ = sprt(prefix_results_, *config_.sprt);
+        if (sprt_->verdict != SprtVerdict::kContinue) {
+          sprt_stop_at_ = prefix_;
+          stop_ = true;
+        }
+      }
+    }
+    return true;
+  }
+
   const PlayerFactory& factory1_;
   const PlayerFactory& factory2_;
   const MatchConfig& config_;
@@ -288,6 +348,7 @@ class MatchRunner {
 
   std::mutex mutex_;  // guards everything below
   std::vector<std::optional<MatchGame>> finished_;  // by index
+  std::vector<char> resumed_;  // by index: from config.resumed (set before the workers start)
   int games_done_ = 0;
   Wdl finished_results_;
   int prefix_ = 0;  // games 0..prefix_-1 have all finished

@@ -66,6 +66,15 @@ struct MatchConfig {
   // the next move of every game; the games not finished are dropped. May be
   // null.
   const std::atomic<bool>* stop = nullptr;
+  // Games of an earlier run of this match (same players, seed, rules and
+  // openings), read back from its record file: they count as played, in
+  // the results and the SPRT, and only the other rounds are played (`ultima
+  // match --resume`). Each must be a finished game of a round up to
+  // `games`, from that round's opening, with the players' names in the
+  // colours the round gives them: play_match throws std::invalid_argument
+  // (MatchError for the names, known once the players exist) naming the
+  // first game that is not.
+  std::vector<GameRecord> resumed;
   std::string site = "?";
   std::string date = "????.??.??";
 };

@@ -119,6 +119,34 @@ printf '%s\n' "$match" | grep -q '^ended by: max plies 4$' || fail "match: endin
 cmp -s "$tmp/a.pgn" "$tmp/b.pgn" || fail "match: same seed, different records"
 printf 'clxwkxli/pppppppp/8/8/8/8/PPPPPPPP/ILXKWXLC w 0 1\n# a comment\nk7/8/8/8/8/8/8/Q6K w 0 1\n' >"$tmp/openings.fen"
 
+# match --resume: a 4-game match grown to 8 from its record file ends with the
+# 8-game match's records; a SIGTERM ends a match with its finished games
+# written, and --resume goes on from them.
+"$ultima" match --player1 random --player2 novice --games 8 --max-plies 20 --seed 5 --pgn "$tmp/whole.pgn" >/dev/null 2>&1
+"$ultima" match --player1 random --player2 novice --games 4 --max-plies 20 --seed 5 --pgn "$tmp/grown.pgn" >/dev/null 2>&1
+resumed=$("$ultima" match --player1 random --player2 novice --games 8 --max-plies 20 --seed 5 --pgn "$tmp/grown.pgn" \
+  --resume 2>&1 >/dev/null) || fail "match --resume: exit $?"
+case "$resumed" in *"resuming: the 4 games of $tmp/grown.pgn count as played"*) ;; *) fail "match --resume: [$resumed]";; esac
+cmp -s "$tmp/whole.pgn" "$tmp/grown.pgn" || fail "match --resume: the grown match's records differ from the whole match's"
+"$ultima" match --player1 random --player2 random --games 1000000 --pgn "$tmp/long.pgn" --pgn-every 0 >/dev/null \
+  2>"$tmp/long.err" &
+long=$!
+for _ in $(seq 100); do
+  sleep 0.1
+  grep -q "games/s" "$tmp/long.err" && break  # the progress line: games are being played
+done
+kill -TERM "$long"
+wait "$long" || fail "match stopped by SIGTERM: exit $?"
+grep -q "stopped by a signal: [0-9]* of 1000000 games counted; --resume" "$tmp/long.err" || fail "match stopped by SIGTERM: [$(cat "$tmp/long.err")]"
+played=$(grep -c '^\[Round ' "$tmp/long.pgn")
+[ "$played" -ge 1 ] || fail "match stopped by SIGTERM: no game written"
+"$ultima" match --player1 random --player2 random --games $((played + 2)) --pgn "$tmp/long.pgn" --resume >/dev/null 2>&1 \
+  || fail "match --resume after SIGTERM: exit $?"
+[ "$(grep -c '^\[Round ' "$tmp/long.pgn")" -eq $((played + 2)) ] || fail "match --resume after SIGTERM: not $((played + 2)) games"
+expect_error "--resume needs --pgn" match --player1 random --player2 random --resume
+expect_error "resumed game (Round \"1\"): played by 'random (1)' (White) and 'random (2)' (Black), but this match's players are 'random' and 'novice'" \
+  match --player1 random --player2 novice --games $((played + 2)) --pgn "$tmp/long.pgn" --resume
+
 # Another UCI program as a player: this one, through its own uci command.
 uci_match=$("$ultima" match --player1 "uci:depth=1:$ultima uci" --player2 random --games 2 --max-plies 10 2>/dev/null) \
   || fail "match against a uci: engine: exit $?"

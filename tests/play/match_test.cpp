@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <random>
 #include <sstream>
 
@@ -404,6 +405,101 @@ TEST(Match, SprtStopsAtTheSameGameWhateverTheConcurrency) {
   const MatchResult b = play_match(hunter, random_players(), c);
   EXPECT_EQ(a.results.games(), b.results.games());
   EXPECT_EQ(all_records(a), all_records(b));
+}
+
+std::vector<GameRecord> records_of(const MatchResult& r, std::initializer_list<int> indices) {
+  std::vector<GameRecord> out;
+  for (int i : indices) out.push_back(r.games.at(i).record);
+  return out;
+}
+
+TEST(Match, AResumedMatchPlaysOnlyTheMissingRoundsAndEndsAsTheWholeOne) {
+  MatchConfig c = small_match();
+  const MatchResult whole = play_match(random_players(), random_players(), c);
+  ASSERT_EQ(whole.games.size(), 10u);
+  // Rounds 1, 2, 4 and 7 from an earlier run; with two workers, as a run
+  // stopped with games in flight leaves them.
+  c.resumed = records_of(whole, {0, 1, 3, 6});
+  c.concurrency = 2;
+  int reports = 0;
+  const MatchResult resumed =
+      play_match(random_players(), random_players(), c, [&](const MatchProgress&) { ++reports; });
+  EXPECT_EQ(reports, 6);  // only the games played now
+  EXPECT_EQ(all_records(resumed), all_records(whole));
+  EXPECT_EQ(resumed.results.wins, whole.results.wins);
+  EXPECT_EQ(resumed.results.draws, whole.results.draws);
+  EXPECT_EQ(resumed.pairs.pairs(), 5);
+  // A longer match goes on from a shorter one's games.
+  MatchConfig longer = small_match();
+  longer.games = 14;
+  const MatchResult grown = play_match(random_players(), random_players(), longer);
+  longer.resumed = records_of(whole, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+  reports = 0;
+  EXPECT_EQ(all_records(play_match(random_players(), random_players(), longer,
+                                   [&](const MatchProgress&) { ++reports; })),
+            all_records(grown));
+  EXPECT_EQ(reports, 4);
+}
+
+TEST(Match, AResumedSprtStopsWhereTheWholeOneDid) {
+  MatchConfig c = small_match();
+  c.rules = Rules::preset("zillions");
+  c.games = 200;
+  c.sprt = SprtConfig{0, 5, 0.05, 0.05};
+  const PlayerFactory hunter = [] { return std::make_unique<KingHunter>(); };
+  const MatchResult whole = play_match(hunter, random_players(), c);
+  ASSERT_TRUE(whole.stopped_by_sprt);
+  ASSERT_GT(whole.games.size(), 8u);
+  for (const std::size_t kept : {std::size_t{3}, std::size_t{8}, whole.games.size()}) {
+    SCOPED_TRACE("resumed games " + std::to_string(kept));
+    c.resumed.clear();
+    for (std::size_t i = 0; i < kept; ++i) c.resumed.push_back(whole.games[i].record);
+    const MatchResult resumed = play_match(hunter, random_players(), c);
+    EXPECT_TRUE(resumed.stopped_by_sprt);
+    EXPECT_EQ(resumed.results.games(), whole.results.games());
+    EXPECT_EQ(all_records(resumed), all_records(whole));
+  }
+}
+
+TEST(Match, ResumedGamesFromAnotherMatchAreRefusedByName) {
+  MatchConfig c = small_match();
+  const MatchResult whole = play_match(random_players(), random_players(), c);
+  const auto refusal = [&](std::vector<GameRecord> resumed, MatchConfig config) -> std::string {
+    config.resumed = std::move(resumed);
+    try {
+      play_match(random_players(), random_players(), config);
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  auto edited = [&](int index, const std::function<void(GameRecord&)>& edit) {
+    GameRecord r = whole.games.at(index).record;
+    edit(r);
+    return std::vector<GameRecord>{r};
+  };
+  MatchConfig other_seed = c;
+  other_seed.seed = c.seed + 1;
+  EXPECT_NE(refusal(records_of(whole, {2}), other_seed).find("Round \"3\"): not this match's opening"),
+            std::string::npos);
+  MatchConfig other_rules = c;
+  other_rules.rules = Rules::preset("cambridge");
+  EXPECT_NE(refusal(records_of(whole, {0}), other_rules).find("played under the rules"), std::string::npos);
+  MatchConfig shorter = c;
+  shorter.games = 4;
+  EXPECT_NE(refusal(records_of(whole, {5}), shorter).find("a number from 1 to the match's 4 games"),
+            std::string::npos);
+  EXPECT_NE(refusal(records_of(whole, {1, 1}), c).find("the round appears twice"), std::string::npos);
+  EXPECT_NE(refusal(edited(0, [](GameRecord& r) { r.round = "x1"; }), c).find("Round \"x1\")"),
+            std::string::npos);
+  EXPECT_NE(refusal(edited(0, [](GameRecord& r) { r.result = Outcome::kOngoing; }), c).find("has no result"),
+            std::string::npos);
+  // Player 2 was White in round 2: the names must be in those colours.
+  EXPECT_NE(refusal(edited(1, [](GameRecord& r) { std::swap(r.white, r.black); }), c)
+                .find("played by 'random (1)' (White) and 'random (2)' (Black), but this match's players are "
+                      "'random (2)' and 'random (1)'"),
+            std::string::npos);
+  EXPECT_EQ(refusal(records_of(whole, {1}), c), "accepted");
 }
 
 // Plays randomly, then throws (or returns nonsense) at its n-th move.
