@@ -8,6 +8,11 @@
 # The figure means something only on an otherwise idle machine: a build or
 # a fuzzer on one core takes the second thread's core away.
 #
+# The test can be run a piece at a time: a SIGINT/SIGTERM (or `timeout`)
+# stops it with its finished games in OUT/games.pgn, and running the script
+# again with the same arguments goes on from them (ultima match --resume).
+# Delete OUT (SMP_OUT, default BUILD_DIR/smp-sprt) to start a new test.
+#
 # usage: scripts/smp-sprt.sh [BUILD_DIR (build)] [MOVETIME_MS (200)] [GAMES (2000)] [ELO0,ELO1 (0,10)] [THREADS (2)]
 # e.g.   scripts/smp-sprt.sh build 200 2000 0,10      # the check of issue 18
 #        scripts/smp-sprt.sh build 50 8 0,10          # a sanity run: plays, proves nothing
@@ -29,5 +34,6 @@ engine() {  # engine THREADS: a player spec for `ultima uci` with THREADS thread
 echo "Threads $threads vs Threads 1, $movetime ms a move, up to $games games, SPRT elo0,elo1 = $bounds"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 "$ultima" match --player1 "$(engine "$threads")" --player2 "$(engine 1)" \
-  --games "$games" --concurrency 1 --seed 1 --sprt "$bounds" --pgn "$out/games.pgn" | tee "$out/result.txt"
+  --games "$games" --concurrency 1 --seed 1 --sprt "$bounds" --pgn "$out/games.pgn" --pgn-every 1 --resume \
+  | tee "$out/result.txt"
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
