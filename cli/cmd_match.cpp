@@ -155,7 +155,8 @@ class ProgressLine {
   void print() {
     const MatchProgress& p = *last_;
     const Wdl& r = p.results;
-    const double rate = p.seconds > 0 ? p.games_done / p.seconds : 0;
+    // Games played now: resumed games took no time here.
+    const double rate = p.seconds > 0 ? (p.games_done - p.games_resumed) / p.seconds : 0;
     std::string line = "games " + std::to_string(p.games_done) + "/" + std::to_string(p.games_total) + "  +" +
                        std::to_string(r.wins) + " =" + std::to_string(r.draws) + " -" + std::to_string(r.losses);
     char numbers[128];

@@ -301,6 +301,7 @@ class MatchRunner {
       if (progress_) {
         MatchProgress p;
         p.games_done = games_done_;
+        p.games_resumed = static_cast<int>(config_.resumed.size());
         p.games_total = config_.games;
         p.results = finished_results_;
         p.seconds = elapsed();

@@ -101,7 +101,8 @@ struct MatchGame {
 };
 
 struct MatchProgress {
-  int games_done = 0;   // games finished, in any order
+  int games_done = 0;   // games finished, in any order (resumed ones included)
+  int games_resumed = 0;  // of them, from MatchConfig::resumed: not played now
   int games_total = 0;
   Wdl results;          // over the finished games
   double seconds = 0;

@@ -422,9 +422,14 @@ TEST(Match, AResumedMatchPlaysOnlyTheMissingRoundsAndEndsAsTheWholeOne) {
   c.resumed = records_of(whole, {0, 1, 3, 6});
   c.concurrency = 2;
   int reports = 0;
-  const MatchResult resumed =
-      play_match(random_players(), random_players(), c, [&](const MatchProgress&) { ++reports; });
+  MatchProgress last;
+  const MatchResult resumed = play_match(random_players(), random_players(), c, [&](const MatchProgress& p) {
+    ++reports;
+    last = p;
+  });
   EXPECT_EQ(reports, 6);  // only the games played now
+  EXPECT_EQ(last.games_done, 10);
+  EXPECT_EQ(last.games_resumed, 4);
   EXPECT_EQ(all_records(resumed), all_records(whole));
   EXPECT_EQ(resumed.results.wins, whole.results.wins);
   EXPECT_EQ(resumed.results.draws, whole.results.draws);
