@@ -1,4 +1,4 @@
-// ultima bench perft|search: fixed suites for speed and regressions.
+// ultima bench perft|search|smp|mcts: fixed suites for speed and regressions.
 #include <chrono>
 #include <random>
 #include <vector>
@@ -76,6 +76,38 @@ void bench_search(int depth) {
               total_seconds, total / total_seconds);
 }
 
+// Lazy SMP by thread count: each thread count searches every position of
+// the suite for a fixed time from fresh tables (the same hash size for all),
+// and the total nodes/s, its speed-up over one thread and the mean depth
+// finished are printed. Depth, not nodes/s, is what buys strength; the
+// match (scripts/smp-sprt.sh) is what measures strength.
+void bench_smp(const std::vector<int>& thread_counts, double seconds_per_position, int hash_mb) {
+  std::printf("%-8s %14s %10s %11s  (%.1f s a position, %zu positions, Hash %d MB)\n", "threads", "nodes/s",
+              "speed-up", "mean depth", seconds_per_position, std::size(kPerftSuite), hash_mb);
+  double base = 0;
+  for (const int threads : thread_counts) {
+    std::uint64_t nodes = 0;
+    double seconds = 0, depth = 0;
+    for (const BenchPosition& b : kPerftSuite) {
+      const Rules rules = Rules::parse(b.rules);
+      Position pos = std::string(b.fen) == "startpos" ? Position::start(rules) : Position::from_fen(b.fen, rules);
+      Searcher searcher(static_cast<std::size_t>(hash_mb));
+      searcher.set_threads(threads);
+      SearchLimits limits;
+      limits.movetime_ms = static_cast<std::int64_t>(seconds_per_position * 1000);
+      const auto start = std::chrono::steady_clock::now();
+      const SearchResult r = searcher.search(pos, limits);
+      seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      nodes += r.nodes;
+      depth += r.depth;
+    }
+    const double rate = nodes / seconds;
+    if (base == 0) base = rate;
+    std::printf("%-8d %14.0f %9.2fx %11.2f\n", threads, rate, rate / base, depth / std::size(kPerftSuite));
+    std::fflush(stdout);
+  }
+}
+
 // MCTS playouts per second with a network, beside the raw forward
 // throughput of the same network at the same batch size: the difference is
 // the search's own overhead. The evaluation cache is off, so every playout
@@ -144,6 +176,23 @@ void add_bench_command(CLI::App& app) {
   CLI::App* search = cmd->add_subcommand("search", "fixed-depth search over the suite: node signature and nodes/s");
   search->add_option("--depth", *depth, "plies per position")->check(CLI::Range(1, 30));
   search->callback([depth] { bench_search(*depth); });
+  struct SmpBench {
+    std::vector<int> threads{1, 2};
+    double seconds = 2;
+    int hash_mb = 64;
+  };
+  auto sb = std::make_shared<SmpBench>();
+  CLI::App* smp = cmd->add_subcommand(
+      "smp", "alpha-beta nodes/s and depth reached in a fixed time by thread count (Lazy SMP scaling)");
+  smp->add_option("--threads", sb->threads, "thread counts to measure, e.g. 1,2,4,8,16")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  smp->add_option("--seconds", sb->seconds, "search time per position")
+      ->check(CLI::Range(0.05, 600.0))
+      ->capture_default_str();
+  smp->add_option("--hash", sb->hash_mb, "transposition table MB")->check(CLI::Range(1, 65536))->capture_default_str();
+  smp->callback([sb] { bench_smp(sb->threads, sb->seconds, sb->hash_mb); });
   struct MctsBench {
     std::string net;
     int threads = 1, batch = 64;

@@ -7,7 +7,8 @@
 #   3. the network and trainer tests (nn_tests);
 #   4. bench nn (fp32, fp16, bf16), bench mcts, bench selfplay with hundreds
 #      of games at once, bench train (fp32, bf16, fp16), all on cuda;
-#   5. configs/experiments/gpu-check.yaml (gpu.yaml cut to minutes) as a loop.
+#   5. configs/experiments/gpu-check.yaml (gpu.yaml cut to minutes) as a loop;
+#   6. bench smp: the alpha-beta search's nodes/s and depth by thread count.
 # Each step's output goes to OUTDIR/NN-name.log; a failed step is recorded
 # in OUTDIR/summary.txt and the next one still runs.
 #   scripts/gpu-check.sh OUTDIR
@@ -65,4 +66,8 @@ if [ -f "$out/run/models/best" ]; then
   keep=$(printf 'model-%06d.unn' "$(cat "$out/run/models/best")")
   find "$out/run/models" -name 'model-*.unn' ! -name "$keep" -delete
 fi
+# The machine's many cores, for the alpha-beta engine's Lazy SMP: nodes/s
+# and depth by thread count (CPU only, about 35 s on 16 cores).
+counts=1; for t in 2 4 8 16 32 64; do [ "$t" -le "$jobs" ] && counts="$counts,$t"; done
+step 10-bench-smp 90 "$ultima" bench smp --threads "$counts" --seconds 1
 echo "done; figures in $out" | tee -a "$summary"

@@ -119,6 +119,12 @@ printf '%s\n' "$match" | grep -q '^ended by: max plies 4$' || fail "match: endin
 cmp -s "$tmp/a.pgn" "$tmp/b.pgn" || fail "match: same seed, different records"
 printf 'clxwkxli/pppppppp/8/8/8/8/PPPPPPPP/ILXKWXLC w 0 1\n# a comment\nk7/8/8/8/8/8/8/Q6K w 0 1\n' >"$tmp/openings.fen"
 
+# bench smp: one row per thread count, the first at a speed-up of 1.00x.
+smp=$("$ultima" bench smp --threads 1,2 --seconds 0.05 2>&1) || fail "bench smp: exit $?"
+[ "$(printf '%s\n' "$smp" | grep -cE '^[12] +[0-9]+ +[0-9.]+x +[0-9.]+$')" -eq 2 ] || fail "bench smp: [$smp]"
+printf '%s\n' "$smp" | grep -qE '^1 +[0-9]+ +1\.00x ' || fail "bench smp: the first row is not 1.00x: [$smp]"
+expect_error "--threads: Value 0 not in range" bench smp --threads 0
+
 # match --resume: a 4-game match grown to 8 from its record file ends with the
 # 8-game match's records; a SIGTERM ends a match with its finished games
 # written, and --resume goes on from them.
