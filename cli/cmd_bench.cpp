@@ -34,12 +34,16 @@ const BenchPosition kPerftSuite[] = {
     {"abbott1962", "c1p1kwli/pXL2p1p/8/3Px3/1Pp1p2l/4p2x/P3P1PP/I1W1KXLC b 23 27", 4},
 };
 
+Position position_of(const BenchPosition& b) {
+  const Rules rules = Rules::parse(b.rules);
+  return std::string(b.fen) == "startpos" ? Position::start(rules) : Position::from_fen(b.fen, rules);
+}
+
 void bench_perft() {
   std::uint64_t total = 0;
   double total_seconds = 0;
   for (const BenchPosition& b : kPerftSuite) {
-    const Rules rules = Rules::parse(b.rules);
-    Position pos = std::string(b.fen) == "startpos" ? Position::start(rules) : Position::from_fen(b.fen, rules);
+    Position pos = position_of(b);
     const auto start = std::chrono::steady_clock::now();
     const std::uint64_t nodes = perft(pos, b.depth);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -58,8 +62,7 @@ void bench_search(int depth) {
   std::uint64_t total = 0;
   double total_seconds = 0;
   for (const BenchPosition& b : kPerftSuite) {
-    const Rules rules = Rules::parse(b.rules);
-    Position pos = std::string(b.fen) == "startpos" ? Position::start(rules) : Position::from_fen(b.fen, rules);
+    Position pos = position_of(b);
     Searcher searcher(16);
     SearchLimits limits;
     limits.depth = depth;
@@ -89,8 +92,7 @@ void bench_smp(const std::vector<int>& thread_counts, double seconds_per_positio
     std::uint64_t nodes = 0;
     double seconds = 0, depth = 0;
     for (const BenchPosition& b : kPerftSuite) {
-      const Rules rules = Rules::parse(b.rules);
-      Position pos = std::string(b.fen) == "startpos" ? Position::start(rules) : Position::from_fen(b.fen, rules);
+      Position pos = position_of(b);
       Searcher searcher(static_cast<std::size_t>(hash_mb));
       searcher.set_threads(threads);
       SearchLimits limits;

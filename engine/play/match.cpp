@@ -62,7 +62,12 @@ class MatchRunner {
  public:
   MatchRunner(const PlayerFactory& player1, const PlayerFactory& player2, const MatchConfig& config,
               const MatchProgressCallback& progress)
-      : factory1_(player1), factory2_(player2), config_(config), progress_(progress), finished_(config.games), resumed_(config.games, 0) {}
+      : factory1_(player1),
+        factory2_(player2),
+        config_(config),
+        progress_(progress),
+        finished_(config.games),
+        resumed_(config.games, 0) {}
 
   MatchResult run() {
     start_ = std::chrono::steady_clock::now();
@@ -164,13 +169,19 @@ class MatchRunner {
     }
   }
 
-  // One game; nullopt when the match stopped while it was being played.
-  std::optional<MatchGame> play_game(int index, Player& p1, Player& p2, const std::string& name1,
-                                     const std::string& name2) {
+  // Game `index` before it is played: its opening pair and colours.
+  static MatchGame round_game(int index) {
     MatchGame game;
     game.index = index;
     game.opening = index / 2;
     game.player1_white = index % 2 == 0;
+    return game;
+  }
+
+  // One game; nullopt when the match stopped while it was being played.
+  std::optional<MatchGame> play_game(int index, Player& p1, Player& p2, const std::string& name1,
+                                     const std::string& name2) {
+    MatchGame game = round_game(index);
     GameRecord& record = game.record;
     record.event = config_.event;
     record.site = config_.site;
@@ -264,10 +275,7 @@ class MatchRunner {
                                   ": not this match's opening for its round (resume with the --seed, --rules, "
                                   "--openings and --opening-plies of the run that wrote it)");
     resumed_[index] = true;
-    MatchGame game;
-    game.index = index;
-    game.opening = index / 2;
-    game.player1_white = index % 2 == 0;
+    MatchGame game = round_game(index);
     game.record = record;
     std::lock_guard lock(mutex_);
     count(std::move(game));
@@ -278,7 +286,7 @@ class MatchRunner {
     for (int i = 0; i < config_.games; ++i) {
       if (!resumed_[i] || !finished_[i]) continue;
       const GameRecord& r = finished_[i]->record;
-      const bool player1_white = i % 2 == 0;
+      const bool player1_white = finished_[i]->player1_white;
       const std::string& white = player1_white ? name1_ : name2_;
       const std::string& black = player1_white ? name2_ : name1_;
       if (r.white != white || r.black != black)

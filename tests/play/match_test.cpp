@@ -388,11 +388,17 @@ class KingHunter : public Player {
   }
 };
 
-TEST(Match, SprtStopsAtTheSameGameWhateverTheConcurrency) {
+// Up to 200 games of the king hunter against random moves under an SPRT.
+MatchConfig hunter_sprt_match(double elo1) {
   MatchConfig c = small_match();
   c.rules = Rules::preset("zillions");
   c.games = 200;
-  c.sprt = SprtConfig{0, 100, 0.05, 0.05};
+  c.sprt = SprtConfig{0, elo1, 0.05, 0.05};
+  return c;
+}
+
+TEST(Match, SprtStopsAtTheSameGameWhateverTheConcurrency) {
+  MatchConfig c = hunter_sprt_match(100);
   const PlayerFactory hunter = [] { return std::make_unique<KingHunter>(); };
   const MatchResult a = play_match(hunter, random_players(), c);
   ASSERT_TRUE(a.stopped_by_sprt);
@@ -447,10 +453,7 @@ TEST(Match, AResumedMatchPlaysOnlyTheMissingRoundsAndEndsAsTheWholeOne) {
 }
 
 TEST(Match, AResumedSprtStopsWhereTheWholeOneDid) {
-  MatchConfig c = small_match();
-  c.rules = Rules::preset("zillions");
-  c.games = 200;
-  c.sprt = SprtConfig{0, 5, 0.05, 0.05};
+  MatchConfig c = hunter_sprt_match(5);
   const PlayerFactory hunter = [] { return std::make_unique<KingHunter>(); };
   const MatchResult whole = play_match(hunter, random_players(), c);
   ASSERT_TRUE(whole.stopped_by_sprt);
