@@ -33,7 +33,14 @@ engine() {  # engine THREADS: a player spec for `ultima uci` with THREADS thread
 }
 echo "Threads $threads vs Threads 1, $movetime ms a move, up to $games games, SPRT elo0,elo1 = $bounds"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+# A SIGINT/SIGTERM sent to the whole process group (Ctrl-C, `timeout`) is
+# for the match, which then ends its games and prints its table: the script
+# waits for it, and tee ignores the signal so that the table still reaches
+# the terminal and result.txt.
+trap 'echo "signal: the match is writing its finished games" >&2' INT TERM
+status=0
 "$ultima" match --player1 "$(engine "$threads")" --player2 "$(engine 1)" \
   --games "$games" --concurrency 1 --seed 1 --sprt "$bounds" --pgn "$out/games.pgn" --pgn-every 1 --resume \
-  | tee "$out/result.txt"
+  | (trap '' INT TERM; exec tee "$out/result.txt") || status=$?
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+exit "$status"
