@@ -228,6 +228,39 @@ SelfPlayGame play_selfplay_game(const SelfPlayConfig& config, std::shared_ptr<Ev
   return game;
 }
 
+TeacherLabel label_by_teacher(const Position& pos, const TeacherConfig& teacher, Searcher& searcher) {
+  teacher.validate();
+  SearchLimits limits;
+  limits.depth = teacher.depth;
+  limits.multipv = teacher.multipv;
+  Position searched = pos;
+  const SearchResult result = searcher.search(searched, limits);
+  TeacherLabel label;
+  label.nodes = result.nodes;
+  // The lines' softmax; a forced mate is the whole target, as a proven win
+  // is in self-play.
+  const int best_score = result.lines.empty() ? result.score : result.lines.front().score;
+  for (const SearchInfo& line : result.lines) {
+    if (line.pv.empty()) continue;
+    const bool forced = best_score >= kMateBound && !label.moves.empty();
+    label.moves.push_back(line.pv.front());
+    label.weights.push_back(forced ? 0.0 : std::exp((line.score - best_score) / teacher.temperature_cp));
+  }
+  if (label.moves.empty()) label.moves.push_back(result.best), label.weights.push_back(1.0);
+  const double total = std::accumulate(label.weights.begin(), label.weights.end(), 0.0);
+
+  Sample& sample = label.sample;
+  pack_position(pos, sample);
+  const WdlPermille wdl = score_to_wdl(best_score);
+  sample.root_q = static_cast<float>(wdl.win - wdl.loss) / 1000.0f;
+  for (std::size_t i = 0; i < label.moves.size(); ++i) {
+    const int slot = nn::policy_index(label.moves[i]);
+    if (slot >= 0 && label.weights[i] > 0)
+      sample.policy.push_back({static_cast<std::uint16_t>(slot), static_cast<float>(label.weights[i] / total)});
+  }
+  return label;
+}
+
 SelfPlayGame play_teacher_game(const SelfPlayConfig& config, const TeacherConfig& teacher, std::uint64_t seed,
                                std::uint32_t index, std::atomic<std::uint64_t>* moves_played) {
   teacher.validate();
@@ -237,48 +270,23 @@ SelfPlayGame play_teacher_game(const SelfPlayConfig& config, const TeacherConfig
   Position pos = Position::start(config.rules);
   game.record.rules = config.rules;
   Outcome outcome = Outcome::kOngoing;
-  SearchLimits limits;
-  limits.depth = teacher.depth;
-  limits.multipv = teacher.multipv;
 
   for (int ply = 0;; ++ply) {
     if (game_ended(config, pos, ply, game, outcome)) break;
-    const SearchResult result = searcher.search(pos, limits);
-    game.playouts += result.nodes;
-    // The lines' softmax; a forced mate is the whole target, as a proven
-    // win is in self-play.
-    std::vector<Move> moves;
-    std::vector<double> weights;
-    const int best_score = result.lines.empty() ? result.score : result.lines.front().score;
-    for (const SearchInfo& line : result.lines) {
-      if (line.pv.empty()) continue;
-      const bool forced = best_score >= kMateBound && !moves.empty();
-      moves.push_back(line.pv.front());
-      weights.push_back(forced ? 0.0 : std::exp((line.score - best_score) / teacher.temperature_cp));
+    TeacherLabel label = label_by_teacher(pos, teacher, searcher);
+    game.playouts += label.nodes;
+    if (!label.sample.policy.empty()) {
+      label.sample.ply = static_cast<std::uint16_t>(ply);
+      label.sample.game = index;
+      game.samples.push_back(std::move(label.sample));
     }
-    if (moves.empty()) moves.push_back(result.best), weights.push_back(1.0);
-    const double total = std::accumulate(weights.begin(), weights.end(), 0.0);
-
-    Sample sample;
-    pack_position(pos, sample);
-    sample.ply = static_cast<std::uint16_t>(ply);
-    sample.game = index;
-    const WdlPermille wdl = score_to_wdl(best_score);
-    sample.root_q = static_cast<float>(wdl.win - wdl.loss) / 1000.0f;
-    for (std::size_t i = 0; i < moves.size(); ++i) {
-      const int slot = nn::policy_index(moves[i]);
-      if (slot >= 0 && weights[i] > 0)
-        sample.policy.push_back({static_cast<std::uint16_t>(slot), static_cast<float>(weights[i] / total)});
-    }
-    if (!sample.policy.empty()) game.samples.push_back(std::move(sample));
-
     std::size_t chosen = 0;
     if (ply < teacher.sample_plies) {
-      std::discrete_distribution<std::size_t> pick(weights.begin(), weights.end());
+      std::discrete_distribution<std::size_t> pick(label.weights.begin(), label.weights.end());
       chosen = pick(rng);
     }
-    game.record.moves.push_back(moves[chosen]);
-    pos.make(moves[chosen]);
+    game.record.moves.push_back(label.moves[chosen]);
+    pos.make(label.moves[chosen]);
     if (moves_played) moves_played->fetch_add(1, std::memory_order_relaxed);
   }
   label_samples(game, outcome);

@@ -32,6 +32,10 @@
 #include "nn/data/run_dir.h"
 #include "nn/data/sample.h"
 
+namespace ultima {
+class Searcher;
+}
+
 namespace ultima::selfplay {
 
 // The termination of a game adjudicated on material.
@@ -175,6 +179,20 @@ struct SelfPlayGame {
 SelfPlayGame play_selfplay_game(const SelfPlayConfig& config, std::shared_ptr<Evaluator> evaluator,
                                 std::uint64_t seed, std::uint32_t index,
                                 std::atomic<std::uint64_t>* moves_played = nullptr);
+
+// The warm start's label of one position: the alpha-beta searcher's
+// MultiPV lines at teacher.depth. `sample` holds the position, the policy
+// target (the lines' softmax; a forced mate is the whole target) and root_q
+// (the best line's score through score_to_wdl); its ply, game and result
+// are the game's to set. `moves` and `weights` are the lines' first moves
+// and unnormalised weights, from which a teacher game picks its move.
+struct TeacherLabel {
+  Sample sample;
+  std::vector<Move> moves;
+  std::vector<double> weights;
+  std::uint64_t nodes = 0;
+};
+TeacherLabel label_by_teacher(const Position& pos, const TeacherConfig& teacher, Searcher& searcher);
 
 // One teacher game (the end rules, adjudication and sample numbering as in
 // play_selfplay_game).

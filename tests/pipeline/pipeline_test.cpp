@@ -26,7 +26,10 @@
 #include "engine/play/elo.h"
 #include "engine/play/match.h"
 #include "engine/play/pgn.h"
+#include "engine/play/value_fit.h"
 #include "engine/rules/file_io.h"
+#include "engine/rules/notation.h"
+#include "engine/search/search.h"
 #include "nn/data/run_dir.h"
 #include "nn/data/sample.h"
 #include "nn/policy_index.h"
@@ -769,6 +772,57 @@ TEST(TeacherGame, EveryPositionIsASampleOverTheSearchedLines) {
     }
     EXPECT_GT(game.playouts, 0u);  // the searches' nodes
   }
+}
+
+// A warm-start label is the searcher's own MultiPV result on the position:
+// each line's first move at its softmax weight, the best score through the
+// fitted logistic as root_q, the planes of the position searched.
+TEST(TeacherLabel, TargetsAreTheSearchedLinesOnFixedPositions) {
+  TeacherConfig teacher = small_teacher();
+  teacher.depth = 2;
+  // The start, and two endgames (mates in three, beyond depth 2), one for each side.
+  for (const Position& pos : {Position::start(), Position::from_fen("c6k/2X5/4K3/4W3/8/8/3C4/8 w 0 1"),
+                              Position::from_fen("1c6/3i4/8/4I3/8/8/3K4/k7 b 0 1")}) {
+    SCOPED_TRACE(pos.fen());
+    Searcher labeller(4), reference(4);
+    const TeacherLabel label = label_by_teacher(pos, teacher, labeller);
+    SearchLimits limits;
+    limits.depth = teacher.depth;
+    limits.multipv = teacher.multipv;
+    Position searched = pos;
+    const SearchResult result = reference.search(searched, limits);
+    ASSERT_FALSE(result.lines.empty());
+    const int best = result.lines.front().score;
+    ASSERT_LT(std::abs(best), kMateBound) << "a position without a forced mate";
+    double total = 0;
+    for (const SearchInfo& line : result.lines) total += std::exp((line.score - best) / teacher.temperature_cp);
+    ASSERT_EQ(label.sample.policy.size(), result.lines.size());
+    ASSERT_EQ(label.moves.size(), result.lines.size());
+    for (std::size_t i = 0; i < result.lines.size(); ++i) {
+      const SearchInfo& line = result.lines[i];
+      EXPECT_EQ(label.moves[i], line.pv.front());
+      EXPECT_EQ(label.sample.policy[i].slot, nn::policy_index(line.pv.front()));
+      EXPECT_NEAR(label.sample.policy[i].probability,
+                  std::exp((line.score - best) / teacher.temperature_cp) / total, 1e-6);
+    }
+    const WdlPermille wdl = score_to_wdl(best);
+    EXPECT_FLOAT_EQ(label.sample.root_q, static_cast<float>(wdl.win - wdl.loss) / 1000.0f);
+    Sample packed;
+    pack_position(pos, packed);
+    EXPECT_EQ(label.sample.planes, packed.planes);
+    EXPECT_EQ(label.sample.white_to_move, packed.white_to_move);
+    EXPECT_GT(label.nodes, 0u);
+  }
+  // A mate in one: the mating move is the whole target, and the value a win.
+  const Position mate = Position::from_fen("6pk/5K1p/8/8/3W4/2p5/8/8 w 0 1");
+  Searcher searcher(4);
+  const TeacherLabel label = label_by_teacher(mate, teacher, searcher);
+  ASSERT_EQ(label.sample.policy.size(), 1u);
+  EXPECT_EQ(label.sample.policy[0].slot, nn::policy_index(parse_move(mate, "d4g7")));
+  EXPECT_FLOAT_EQ(label.sample.policy[0].probability, 1.0f);
+  EXPECT_GT(label.sample.root_q, 0.9f);
+  EXPECT_GT(label.moves.size(), 1u);  // the other lines stay, at weight 0, for the game to skip
+  EXPECT_EQ(label.weights[0], 1.0);
 }
 
 TEST(TeacherGame, TheSeedPicksTheOpeningAndNothingElse) {
