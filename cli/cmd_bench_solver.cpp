@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -14,7 +15,7 @@
 #include "common.h"
 #include "engine/mcts/material_evaluator.h"
 #include "engine/mcts/mcts.h"
-#include "engine/rules/movegen.h"
+#include "engine/play/puzzle.h"
 #include "engine/search/search.h"
 
 namespace ultima::cli {
@@ -31,45 +32,30 @@ struct BenchSolver {
   // mate in two (and the move of a mate in one).
   bool tree_only = false;
   std::string net;  // network settings; empty: the material evaluator
+  // Seed of the random play the mates come from (11: the suite of
+  // docs/experiments.md); the loop's tactics samples use other seeds.
+  std::uint64_t seed = 11;
 };
 
-// The exact mate distance in moves for the side to move, up to `most`; 0: none.
-int mate_distance(Position& pos, int most) {
+// Positions with a mate in exactly 1 and exactly 2, from seeded random play
+// (one position per game, so the suite stays varied).
+void find_mates(int count, std::uint64_t seed, std::vector<Position>& in_one, std::vector<Position>& in_two) {
+  std::mt19937_64 rng(seed);
   Searcher searcher(4);
-  SearchLimits limits;
-  limits.mate = most;
-  const SearchResult r = searcher.search(pos, limits);
-  if (r.lines.empty() || r.score < kMateBound) return 0;
-  const int moves = (kMateScore - r.score + 1) / 2;
-  return moves <= most ? moves : 0;
-}
-
-// Positions with a mate in exactly 1 and exactly 2, from seeded random play.
-void find_mates(int count, std::vector<Position>& in_one, std::vector<Position>& in_two) {
-  std::mt19937_64 rng(11);
-  int games = 0;
-  while ((static_cast<int>(in_one.size()) < count || static_cast<int>(in_two.size()) < count) && games < 100000) {
-    ++games;
-    Position pos = Position::start();
-    for (int ply = 0; ply < 200 && !game_status(pos).over(); ++ply) {
-      if (ply >= 20 && ply % 3 == 0) {
-        Position probe = pos;
-        const int d = mate_distance(probe, 2);
-        if (d == 1 && static_cast<int>(in_one.size()) < count) in_one.push_back(pos);
-        if (d == 2 && static_cast<int>(in_two.size()) < count) in_two.push_back(pos);
-        if (d) break;  // one position per game: the suite stays varied
-      }
-      MoveList l;
-      generate_legal(pos, l);
-      pos.make(l[rng() % l.size()]);
-    }
+  for (int games = 0; (static_cast<int>(in_one.size()) < count || static_cast<int>(in_two.size()) < count) &&
+                      games < 100000;
+       ++games) {
+    const std::optional<RandomMate> mate = random_game_mate(rng, Rules{}, 2, searcher);
+    if (!mate) continue;
+    std::vector<Position>& suite = mate->moves == 1 ? in_one : in_two;
+    if (static_cast<int>(suite.size()) < count) suite.push_back(mate->pos);
   }
 }
 
 void bench_solver(const BenchSolver& o) {
   std::vector<Position> in_one, in_two;
   const auto found_at = std::chrono::steady_clock::now();
-  find_mates(o.positions, in_one, in_two);
+  find_mates(o.positions, o.seed, in_one, in_two);
   const double finding = std::chrono::duration<double>(std::chrono::steady_clock::now() - found_at).count();
   std::shared_ptr<Evaluator> evaluator =
       o.net.empty() ? std::shared_ptr<Evaluator>(std::make_shared<MaterialEvaluator>()) : network_factory()(o.net);
@@ -128,6 +114,7 @@ void add_bench_solver_command(CLI::App& bench) {
   cmd->add_flag("--tree-only", o->tree_only,
                 "with --mate-scan: no check of every root move for a mate in two (mate_scan_root=false); the tree "
                 "has to find it");
+  cmd->add_option("--seed", o->seed, "seed of the random play the mates come from (another suite per seed)");
   cmd->add_option("--net", o->net, "network settings (weights=FILE); default: the material evaluator");
   cmd->callback([o] { bench_solver(*o); });
 }

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "engine/play/match.h"
+#include "engine/play/puzzle.h"
 #include "engine/rules/hash.h"
 #include "engine/rules/movegen.h"
 #include "engine/play/value_fit.h"
@@ -74,6 +75,10 @@ void TeacherConfig::validate() const {
   if (multipv < 1 || multipv > 64) fail("multipv must be in 1..64");
   if (!(temperature_cp > 0)) fail("temperature_cp must be above 0");
   if (sample_plies < 0) fail("sample_plies must not be negative");
+}
+
+void TacticsConfig::validate() const {
+  if (max_moves < 1 || max_moves > 3) throw std::invalid_argument("tactics: max_moves must be in 1..3");
 }
 
 void SelfPlayConfig::validate() const {
@@ -293,11 +298,46 @@ SelfPlayGame play_teacher_game(const SelfPlayConfig& config, const TeacherConfig
   return game;
 }
 
+SelfPlayGame play_tactics_game(const SelfPlayConfig& config, const TacticsConfig& tactics, std::uint64_t seed,
+                               std::uint32_t index, std::atomic<std::uint64_t>* moves_played) {
+  tactics.validate();
+  Searcher searcher(4);
+  std::mt19937_64 rng(seed);
+  SelfPlayGame game;
+  game.record.rules = config.rules;
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    const std::optional<RandomMate> mate = random_game_mate(rng, config.rules, tactics.max_moves, searcher);
+    if (!mate) continue;
+    const std::vector<Move> mating = mating_moves(mate->pos, mate->moves, searcher);
+    if (mating.empty()) continue;  // cannot happen: the search proved one
+    Sample sample;
+    pack_position(mate->pos, sample);
+    for (const Move& m : mating) {
+      const int slot = nn::policy_index(m);
+      if (slot >= 0) sample.policy.push_back({static_cast<std::uint16_t>(slot), 0});
+    }
+    for (PolicyTarget& t : sample.policy) t.probability = 1.0f / static_cast<float>(sample.policy.size());
+    sample.result = 1;
+    sample.root_q = 1;
+    sample.plies_to_end = static_cast<std::uint16_t>(2 * mate->moves - 1);
+    sample.ply = static_cast<std::uint16_t>(mate->line.size());
+    sample.game = index;
+    game.samples.push_back(std::move(sample));
+    game.record.moves = mate->line;
+    game.record.opening_plies = static_cast<int>(mate->line.size());
+    game.record.termination = "mate in " + std::to_string(mate->moves) + " to play";
+    if (moves_played) moves_played->fetch_add(mate->line.size(), std::memory_order_relaxed);
+    break;
+  }
+  return game;
+}
+
 SelfPlayStats run_selfplay(const RunDir& run, const SelfPlayConfig& config, const SelfPlayJob& job,
                            const SelfPlayProgress& progress, const std::atomic<bool>* stop) {
   config.validate();
-  if (!job.evaluator && !job.teacher) throw std::invalid_argument("selfplay: no evaluator");
+  if (!job.evaluator && !job.teacher && !job.tactics) throw std::invalid_argument("selfplay: no evaluator");
   if (job.teacher) job.teacher->validate();
+  if (job.tactics) job.tactics->validate();
   if (job.games < 0) throw std::invalid_argument("selfplay: a negative number of games");
   const auto start = std::chrono::steady_clock::now();
   const int per_shard = config.games_per_shard;
@@ -356,9 +396,10 @@ SelfPlayStats run_selfplay(const RunDir& run, const SelfPlayConfig& config, cons
         const int shard = game_index / per_shard;
         const std::uint64_t seed = game_seed(job.seed, job.tag, game_index);
         const auto index = static_cast<std::uint32_t>(game_index % per_shard);
-        SelfPlayGame game = job.teacher ? play_teacher_game(config, *job.teacher, seed, index, &moves_played)
-                                        : play_selfplay_game(config, job.evaluator, seed, index, &moves_played);
-        game.record.event = job.teacher ? "ultima warm start" : "ultima selfplay";
+        SelfPlayGame game = job.teacher   ? play_teacher_game(config, *job.teacher, seed, index, &moves_played)
+                            : job.tactics ? play_tactics_game(config, *job.tactics, seed, index, &moves_played)
+                                          : play_selfplay_game(config, job.evaluator, seed, index, &moves_played);
+        game.record.event = job.teacher ? "ultima warm start" : job.tactics ? "ultima tactics" : "ultima selfplay";
         game.record.round = std::to_string(game_index + 1);
         game.record.white = game.record.black = job.player_name;
         std::unique_lock lock(mutex);
@@ -397,10 +438,11 @@ SelfPlayStats run_selfplay(const RunDir& run, const SelfPlayConfig& config, cons
   };
 
   std::vector<std::thread> threads;
-  // Teacher games are searches that never wait for an evaluator: no more
-  // of them at once than there are cores.
+  // Teacher games and tactics are searches that never wait for an
+  // evaluator: no more of them at once than there are cores.
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const int parallel = job.teacher ? std::min(config.parallel_games, cores) : config.parallel_games;
+  const bool searches = job.teacher || job.tactics;
+  const int parallel = searches ? std::min(config.parallel_games, cores) : config.parallel_games;
   const int count = std::max(1, std::min<int>(parallel, static_cast<int>(todo.size())));
   running = count;
   for (int i = 0; i < count; ++i)

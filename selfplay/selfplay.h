@@ -122,6 +122,20 @@ struct TeacherConfig {
   void validate() const;
 };
 
+// Tactics samples: positions where the side to move mates in 1 to
+// max_moves moves, reached by random play and proven by the exact mate
+// search (engine/play/puzzle.h's random_game_mate). Each position is one
+// sample whose policy target is spread evenly over the moves that mate that
+// fast (up to 8 of them) and whose value target is a win (result and root_q
+// +1) in 2 * moves - 1 plies. Self-play's games, mostly adjudicated on
+// material, reach few mates; these show the network what ends a game.
+struct TacticsConfig {
+  int max_moves = 2;
+
+  // Throws std::invalid_argument naming the first bad value.
+  void validate() const;
+};
+
 struct SelfPlayJob {
   std::string tag = "sp";  // shard names: TAG-NNNNNN.shard
   int games = 0;           // games 0..games-1 of this tag
@@ -132,6 +146,9 @@ struct SelfPlayJob {
   // Set: teacher games (play_teacher_game) instead of the network's; no
   // evaluator is needed.
   std::optional<TeacherConfig> teacher;
+  // Set (and no teacher): each "game" is one tactics sample
+  // (play_tactics_game); no evaluator is needed.
+  std::optional<TacticsConfig> tactics;
 };
 
 struct SelfPlayStats {
@@ -197,6 +214,13 @@ TeacherLabel label_by_teacher(const Position& pos, const TeacherConfig& teacher,
 // One teacher game (the end rules, adjudication and sample numbering as in
 // play_selfplay_game).
 SelfPlayGame play_teacher_game(const SelfPlayConfig& config, const TeacherConfig& teacher, std::uint64_t seed,
+                               std::uint32_t index, std::atomic<std::uint64_t>* moves_played = nullptr);
+
+// One tactics sample: games of random moves (from `seed`) until one
+// reaches a forced mate. The record is that game up to the position, every
+// move counted as opening and no result, with the termination "mate in N
+// to play"; after 1000 games without one, no sample.
+SelfPlayGame play_tactics_game(const SelfPlayConfig& config, const TacticsConfig& tactics, std::uint64_t seed,
                                std::uint32_t index, std::atomic<std::uint64_t>* moves_played = nullptr);
 
 // The seed of game `game` of a job.

@@ -229,6 +229,43 @@ std::optional<Puzzle> find_puzzle(const Position& position, const PuzzleSettings
   return puzzle;
 }
 
+std::optional<RandomMate> random_game_mate(std::mt19937_64& rng, const Rules& rules, int most, Searcher& searcher) {
+  Position pos = Position::start(rules);
+  RandomMate found;
+  for (int ply = 0; ply < 200 && !game_status(pos).over(); ++ply) {
+    if (ply >= 20 && ply % 3 == 0) {
+      Position probe = pos;
+      const int moves = mate_search(searcher, probe, most).moves;
+      if (moves > 0) {
+        found.pos = pos;
+        found.moves = moves;
+        return found;
+      }
+    }
+    MoveList list;
+    generate_legal(pos, list);
+    const Move move = list[rng() % list.size()];
+    found.line.push_back(move);
+    pos.make(move);
+  }
+  return std::nullopt;
+}
+
+std::vector<Move> mating_moves(const Position& position, int moves, Searcher& searcher, int limit) {
+  Position pos = position;
+  std::vector<Move> found;
+  MoveList list;
+  generate_legal(pos, list);
+  std::vector<Move> left(list.begin(), list.end());
+  while (static_cast<int>(found.size()) < limit && !left.empty()) {
+    const MateFound mate = mate_search(searcher, pos, moves, left);
+    if (mate.moves != moves) break;  // none left that mates (or a faster one: not a mate in `moves`)
+    found.push_back(mate.best);
+    left.erase(std::find(left.begin(), left.end(), mate.best));
+  }
+  return found;
+}
+
 std::vector<std::string> puzzle_tags(const Position& start, const std::vector<Move>& solution) {
   Position pos = start;
   std::set<std::string> tags;

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -87,6 +88,27 @@ struct Puzzle {
 // used, as a puzzle file has none), or nothing. Tags are set; id, rating and
 // source are left empty. `searcher` is reused between calls.
 std::optional<Puzzle> find_puzzle(const Position& pos, const PuzzleSettings& settings, Searcher& searcher);
+
+// A forced mate reached by random play: the side to move mates in exactly
+// `moves` moves. The mates of the solver benchmark and of the loop's
+// tactics samples.
+struct RandomMate {
+  Position pos;
+  int moves = 0;            // 1 .. the bound looked for
+  std::vector<Move> line;   // the random moves from the start that reached it
+};
+
+// Plays one game of uniformly random legal moves from the start position
+// under `rules` (each move from `rng`), probing it with the exact mate
+// search for a mate within `most` moves at ply 20 and every third ply
+// after; the first position found, or nothing when the game ends (or
+// reaches 200 plies) first.
+std::optional<RandomMate> random_game_mate(std::mt19937_64& rng, const Rules& rules, int most, Searcher& searcher);
+
+// The moves of `pos` that mate in `moves` moves (the exact mate search, one
+// search per move found, each excluding the moves found before), at most
+// `limit` of them; empty when none mates that fast.
+std::vector<Move> mating_moves(const Position& pos, int moves, Searcher& searcher, int limit = 8);
 
 // The themes of a line from `start`: the capture modes of the solver's
 // captures (pinch, withdrawal, leap, coordination, king; chameleon with

@@ -118,6 +118,45 @@ TEST(LoopSelfPlayStage, WarmStartGenerationsPlayTheTeacherThenSelfPlayTakesOver)
   }
 }
 
+TEST(LoopSelfPlayStage, TacticsAddProvenMatesToTheGenerationsSamples) {
+  const TempDir dir("stage-tactics");
+  const selfplay::RunDir run(dir.path());
+  const RunConfig config = small_config("tactics:\n  positions: 3\n  max_moves: 1\n");
+  Models models;
+  SelfPlayStage stage(run, config, models.function());
+  const SelfPlayOutcome first = stage.run(1, 0);
+  EXPECT_EQ(first.stats.games, 4);  // the self-play job's
+  EXPECT_EQ(run.shard_sequences("gen0001").size(), 2u);
+  // games_per_shard 2: two shards of mates, tagged apart from self-play's.
+  ASSERT_EQ(run.shard_sequences("gen0001-mates"), (std::vector<int>{0, 1}));
+  std::uint64_t mates = 0;
+  for (int s : {0, 1}) {
+    const std::vector<selfplay::Sample> samples = selfplay::read_shard(run.shard_path("gen0001-mates", s));
+    for (const selfplay::Sample& sample : samples) {
+      EXPECT_EQ(sample.result, 1);
+      EXPECT_EQ(sample.plies_to_end, 1);
+    }
+    mates += samples.size();
+  }
+  EXPECT_EQ(mates, 3u);
+  EXPECT_EQ(first.new_samples, first.stats.samples + mates);
+  EXPECT_EQ(read_pgn_file(run.games_path("gen0001-mates", 0)).front().event, "ultima tactics");
+  // Run again: nothing is made twice, the count stays.
+  EXPECT_EQ(stage.run(1, 0).new_samples, first.new_samples);
+  // The section round-trips, and a bad value is named.
+  EXPECT_TRUE(RunConfig::parse(config.to_yaml(), "again").differing_keys(config).empty());
+  EXPECT_EQ(small_config().tactics.positions, 0);
+  for (const char* bad : {"tactics:\n  max_moves: 4\n", "tactics:\n  positions: -1\n"}) {
+    try {
+      small_config(bad);
+      FAIL() << bad << " accepted";
+    } catch (const std::invalid_argument& e) {
+      const std::string key = std::string(bad).find("max_moves") != std::string::npos ? "max_moves" : "positions";
+      EXPECT_NE(std::string(e.what()).find("tactics." + key), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(LoopEvaluationStage, PlaysEachMatchAndGatesOnTheScore) {
   const TempDir dir("stage-eval");
   const selfplay::RunDir run(dir.path());

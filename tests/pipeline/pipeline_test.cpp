@@ -26,6 +26,7 @@
 #include "engine/play/elo.h"
 #include "engine/play/match.h"
 #include "engine/play/pgn.h"
+#include "engine/play/puzzle.h"
 #include "engine/play/value_fit.h"
 #include "engine/rules/file_io.h"
 #include "engine/rules/notation.h"
@@ -825,6 +826,77 @@ TEST(TeacherLabel, TargetsAreTheSearchedLinesOnFixedPositions) {
   EXPECT_EQ(label.weights[0], 1.0);
 }
 
+// A tactics sample: the position the record's random moves reach, where
+// the side to move mates in N; the policy target spread evenly over moves
+// that mate that fast (those of a mate in one checked by trying each legal
+// move with the rules' end test); a win in 2N - 1 plies.
+void check_tactics_game(const SelfPlayGame& game, const SelfPlayConfig& config) {
+  const GameRecord& r = game.record;
+  EXPECT_EQ(r.result, Outcome::kOngoing);
+  EXPECT_EQ(r.opening_plies, static_cast<int>(r.moves.size()));
+  ASSERT_EQ(game.samples.size(), 1u);
+  const Sample& s = game.samples.front();
+  Position pos = Position::start(config.rules);
+  for (const Move& m : r.moves) pos.make(m);
+  EXPECT_FALSE(game_status(pos).over());
+  Sample expected;
+  pack_position(pos, expected);
+  EXPECT_EQ(s.planes, expected.planes);
+  EXPECT_EQ(s.white_to_move, expected.white_to_move);
+  EXPECT_EQ(s.ply, r.moves.size());
+  EXPECT_EQ(s.result, 1);
+  EXPECT_EQ(s.root_q, 1.0f);
+  EXPECT_EQ(s.flags & kNoResult, 0);
+  const int moves = (s.plies_to_end + 1) / 2;
+  ASSERT_TRUE(s.plies_to_end == 1 || s.plies_to_end == 3) << s.plies_to_end;
+  EXPECT_EQ(r.termination, "mate in " + std::to_string(moves) + " to play");
+  Searcher searcher(4);
+  std::set<int> mating;
+  for (const Move& m : mating_moves(pos, moves, searcher)) mating.insert(nn::policy_index(m));
+  const Outcome win = pos.side_to_move() == kWhite ? Outcome::kWhiteWins : Outcome::kBlackWins;
+  MoveList list;
+  generate_legal(pos, list);
+  std::set<int> mate_in_one;
+  for (const Move& m : list) {
+    pos.make(m);
+    if (game_status(pos).outcome == win) mate_in_one.insert(nn::policy_index(m));
+    pos.unmake();
+  }
+  EXPECT_EQ(mate_in_one.empty(), moves == 2) << "the mate's length";
+  std::set<int> slots;
+  for (const PolicyTarget& t : s.policy) {
+    EXPECT_TRUE(slots.insert(t.slot).second) << "slot " << t.slot << " twice";
+    EXPECT_FLOAT_EQ(t.probability, 1.0f / static_cast<float>(s.policy.size()));
+    if (moves == 1) EXPECT_TRUE(mate_in_one.count(t.slot)) << "slot " << t.slot << " does not mate";
+  }
+  EXPECT_EQ(slots, mating);
+  EXPECT_FALSE(slots.empty());
+}
+
+TEST(TacticsGame, TheSampleIsAProvenMateOverItsMatingMoves) {
+  SelfPlayConfig config = tiny_selfplay();
+  TacticsConfig tactics;
+  int lengths[3] = {0, 0, 0};
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    const SelfPlayGame game = play_tactics_game(config, tactics, seed, 5);
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    check_tactics_game(game, config);
+    ASSERT_EQ(game.samples.size(), 1u);
+    EXPECT_EQ(game.samples[0].game, 5u);
+    ++lengths[(game.samples[0].plies_to_end + 1) / 2];
+    // The seed gives the same sample.
+    EXPECT_EQ(play_tactics_game(config, tactics, seed, 5).samples, game.samples);
+  }
+  EXPECT_GT(lengths[1], 0);
+  EXPECT_GT(lengths[2], 0);
+  // max_moves 1: mates in one only.
+  tactics.max_moves = 1;
+  for (std::uint64_t seed = 1; seed <= 3; ++seed)
+    EXPECT_EQ(play_tactics_game(config, tactics, seed, 0).samples.at(0).plies_to_end, 1);
+  tactics.max_moves = 4;
+  EXPECT_THROW(play_tactics_game(config, tactics, 1, 0), std::invalid_argument);
+}
+
 TEST(TeacherGame, TheSeedPicksTheOpeningAndNothingElse) {
   SelfPlayConfig config = tiny_selfplay();
   config.max_plies = 30;
@@ -1099,7 +1171,10 @@ void expect_stopped_and_resumed_equal_whole(const SelfPlayConfig& config, const 
       for (const Sample& s : got[shard].samples)
         if (s.game == static_cast<std::uint32_t>(g)) as_played.samples.push_back(s);
       SCOPED_TRACE("shard " + std::to_string(shard) + " game " + std::to_string(g));
-      check_game(as_played, config);
+      if (job.tactics)
+        check_tactics_game(as_played, config);
+      else
+        check_game(as_played, config);
     }
   }
 }
@@ -1118,6 +1193,17 @@ TEST(RunSelfPlay, AStoppedWarmStartResumesWithoutLossOrDuplicates) {
   SelfPlayJob job = job_of(8);
   job.evaluator = nullptr;
   job.teacher = small_teacher();
+  expect_stopped_and_resumed_equal_whole(config, job);
+}
+
+// And a tactics job's mates.
+TEST(RunSelfPlay, AStoppedTacticsJobResumesWithoutLossOrDuplicates) {
+  SelfPlayConfig config = tiny_selfplay();
+  config.parallel_games = 1;
+  SelfPlayJob job = job_of(8);
+  job.evaluator = nullptr;
+  job.tactics = TacticsConfig{};
+  job.tactics->max_moves = 1;
   expect_stopped_and_resumed_equal_whole(config, job);
 }
 

@@ -7,13 +7,17 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "engine/play/player_spec.h"
+#include "engine/rules/movegen.h"
+#include "engine/rules/notation.h"
 #include "engine/rules/rules.h"
+#include "engine/search/search.h"
 #include "test_util.h"
 
 namespace ultima {
@@ -261,6 +265,85 @@ TEST(ShippedPuzzles, TheSearchConfirmsEveryPuzzle) {
   // depend on it.
   Searcher searcher(PuzzleSettings{}.hash_mb);
   for (std::size_t i : order) EXPECT_EQ(confirm_problem(puzzles[i], searcher), "") << puzzles[i].id;
+}
+
+// The moves that end the game at once in favour of the side to move, by
+// trying every legal move with the rules' own end test (no search).
+std::vector<Move> mates_in_one_by_trying(Position& pos) {
+  const Outcome win = pos.side_to_move() == kWhite ? Outcome::kWhiteWins : Outcome::kBlackWins;
+  MoveList list;
+  generate_legal(pos, list);
+  std::vector<Move> out;
+  for (const Move& m : list) {
+    pos.make(m);
+    if (game_status(pos).outcome == win) out.push_back(m);
+    pos.unmake();
+  }
+  return out;
+}
+
+// After `move`, does every reply leave a mate in one (or lose at once)?
+bool mates_in_two_by_trying(Position& pos, const Move& move) {
+  const Outcome win = pos.side_to_move() == kWhite ? Outcome::kWhiteWins : Outcome::kBlackWins;
+  pos.make(move);
+  bool forced = !game_status(pos).over();
+  MoveList replies;
+  if (forced) generate_legal(pos, replies);
+  for (const Move& r : replies) {
+    if (!forced) break;
+    pos.make(r);
+    const GameStatus status = game_status(pos);
+    forced = status.over() ? status.outcome == win : !mates_in_one_by_trying(pos).empty();
+    pos.unmake();
+  }
+  pos.unmake();
+  return forced;
+}
+
+TEST(RandomMate, TheSeedGivesTheGameAndTheMatingMovesAreCheckedByTryingEveryMove) {
+  Searcher searcher(4);
+  int seen[3] = {0, 0, 0};
+  for (std::uint64_t seed = 1; seed < 400 && (seen[1] < 2 || seen[2] < 2); ++seed) {
+    std::mt19937_64 rng(seed);
+    const std::optional<RandomMate> mate = random_game_mate(rng, Rules{}, 2, searcher);
+    if (!mate) continue;
+    SCOPED_TRACE("seed " + std::to_string(seed) + ": " + mate->pos.fen());
+    ASSERT_TRUE(mate->moves == 1 || mate->moves == 2);
+    if (seen[mate->moves] >= 2) continue;
+    ++seen[mate->moves];
+    // The line from the start reaches the position, at a probed ply.
+    Position replay = Position::start();
+    for (const Move& m : mate->line) replay.make(m);
+    EXPECT_EQ(replay.fen(), mate->pos.fen());
+    EXPECT_GE(mate->line.size(), 20u);
+    EXPECT_EQ(mate->line.size() % 3, 0u);
+    std::mt19937_64 again(seed);
+    EXPECT_EQ(random_game_mate(again, Rules{}, 2, searcher)->line, mate->line);
+
+    Position pos = mate->pos;
+    const std::vector<Move> in_one = mates_in_one_by_trying(pos);
+    const std::vector<Move> mating = mating_moves(pos, mate->moves, searcher);
+    ASSERT_FALSE(mating.empty());
+    std::set<std::uint16_t> codes;
+    for (const Move& m : mating) codes.insert(m.code);
+    EXPECT_EQ(codes.size(), mating.size()) << "a move listed twice";
+    if (mate->moves == 1) {
+      // Every mating move, up to the limit of 8.
+      EXPECT_EQ(mating.size(), std::min<std::size_t>(8, in_one.size()));
+      for (const Move& m : mating)
+        EXPECT_NE(std::find(in_one.begin(), in_one.end(), m), in_one.end()) << to_coordinate(m) << " does not mate";
+    } else {
+      EXPECT_TRUE(in_one.empty()) << "a mate in two with a mate in one";
+      // Each listed key move forces mate (the first two: trying is slow).
+      for (std::size_t i = 0; i < std::min<std::size_t>(2, mating.size()); ++i)
+        EXPECT_TRUE(mates_in_two_by_trying(pos, mating[i])) << to_coordinate(mating[i]) << " does not force mate";
+    }
+  }
+  EXPECT_EQ(seen[1], 2);
+  EXPECT_EQ(seen[2], 2);
+  // No mate: nothing listed.
+  EXPECT_TRUE(mating_moves(Position::start(), 1, searcher).empty());
+  EXPECT_TRUE(mating_moves(Position::start(), 2, searcher).empty());
 }
 
 }  // namespace

@@ -168,6 +168,10 @@ void visit_keys(Config& c, Visitor& v) {
     v.key("temperature_cp", w.teacher.temperature_cp);
     v.key("sample_plies", w.teacher.sample_plies);
   });
+  v.section("tactics", [&] {
+    v.key("positions", c.tactics.positions);
+    v.key("max_moves", c.tactics.mates.max_moves);
+  });
   v.section("training", [&] {
     auto& t = c.training;
     v.key("batch_size", t.batch_size);
@@ -392,6 +396,9 @@ RunConfig RunConfig::from_yaml(const YAML::Node& file, const std::string& source
       if (c.warm_start.generations < 0) sec.fail_key("generations", "must not be negative");
       if (c.warm_start.games_per_generation < 0) sec.fail_key("games_per_generation", "must not be negative");
       wrap([&] { c.warm_start.teacher.validate(); });
+    } else if (section == "tactics") {
+      if (c.tactics.positions < 0) sec.fail_key("positions", "must not be negative");
+      if (c.tactics.mates.max_moves < 1 || c.tactics.mates.max_moves > 3) sec.fail_key("max_moves", "must be in 1..3");
     } else if (section == "training") {
       auto& t = c.training;
       t.seed = c.seed;

@@ -1,7 +1,7 @@
 // The config of a self-play/training run (configs/*.yaml): one YAML file
-// with the sections rules/seed, network, inference, selfplay, training,
-// evaluation and loop. Every key is documented in configs/README.md; an
-// unknown key, a value of the wrong type or out of range is an error that
+// with the sections rules/seed, network, inference, selfplay, warm_start,
+// tactics, training, evaluation and loop. Every key is documented in
+// configs/README.md; an unknown key, a value of the wrong type or out of range is an error that
 // names the file and the key. The resolved config (every key, defaults
 // filled in) is written to the run directory.
 #pragma once
@@ -81,6 +81,13 @@ struct WarmStartConfig {
   selfplay::TeacherConfig teacher;
 };
 
+// Tactics samples (selfplay.h's TacticsConfig): every generation adds
+// `positions` proven mates from random play to its samples.
+struct TacticsStageConfig {
+  int positions = 0;  // 0: none
+  selfplay::TacticsConfig mates;
+};
+
 struct LoopLimits {
   int generations = 10;
   double max_minutes = 0;  // 0: no time limit; else no generation starts after it
@@ -96,6 +103,7 @@ struct RunConfig {
   selfplay::SelfPlayConfig selfplay;
   int games_per_generation = 64;
   WarmStartConfig warm_start;
+  TacticsStageConfig tactics;
   training::TrainConfig training;
   TrainStageConfig train_stage;
   EvalConfig eval;

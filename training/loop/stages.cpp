@@ -100,7 +100,40 @@ SelfPlayOutcome SelfPlayStage::run(int generation, std::uint64_t best) {
                  sp.black_wins, sp.max_plies, sp.adjudicated, sp.resigned, sp.false_resign, sp.would_resign);
   for (int s : run_.shard_sequences(job.tag))
     out.new_samples += selfplay::read_shard_header(run_.shard_path(job.tag, s)).samples;
+  if (config_.tactics.positions > 0) {
+    const std::uint64_t tactics_samples = run_tactics(generation, best);
+    if (stop_ && *stop_) return out;
+    out.new_samples += tactics_samples;
+  }
   return out;
+}
+
+std::uint64_t SelfPlayStage::run_tactics(int generation, std::uint64_t best) {
+  selfplay::SelfPlayJob job;
+  job.tag = generation_tag(generation) + "-mates";
+  job.games = config_.tactics.positions;
+  job.model_version = best;
+  job.seed = config_.seed * 7919 + static_cast<std::uint64_t>(generation);
+  job.tactics = config_.tactics.mates;
+  job.player_name = "random play";
+  auto last_report = Clock::now();
+  const selfplay::SelfPlayStats stats = selfplay::run_selfplay(
+      run_, config_.selfplay, job,
+      [&](const selfplay::SelfPlayStats& s, int total) {
+        if (since(last_report) < 10 && s.games + s.games_skipped < total) return;
+        last_report = Clock::now();
+        const double rate = s.seconds > 0 ? s.games / s.seconds : 0;
+        spdlog::info("gen {} tactics: {}/{} mates, {:.1f}/s, ETA {}", generation, s.games + s.games_skipped, total,
+                     rate, format_duration(rate > 0 ? (total - s.games - s.games_skipped) / rate : NAN));
+      },
+      stop_);
+  std::uint64_t samples = 0;
+  for (int s : run_.shard_sequences(job.tag))
+    samples += selfplay::read_shard_header(run_.shard_path(job.tag, s)).samples;
+  if (stats.games && !(stop_ && *stop_))
+    spdlog::info("gen {} tactics done: {} proven mates (up to mate in {}) in {}", generation, stats.samples,
+                 config_.tactics.mates.max_moves, format_duration(stats.seconds));
+  return samples;
 }
 
 // --- training

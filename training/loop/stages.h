@@ -44,9 +44,13 @@ class SelfPlayStage {
                 const std::atomic<bool>* stop = nullptr);
   // The generation's games with model `best`; shards already written (by a
   // killed earlier try) are kept, not played again.
+  // Then, when the config asks for tactics, the generation's proven mates
+  // (shards tagged TAG-mates), counted in new_samples.
   SelfPlayOutcome run(int generation, std::uint64_t best);
 
  private:
+  std::uint64_t run_tactics(int generation, std::uint64_t best);
+
   const selfplay::RunDir& run_;
   const RunConfig& config_;
   ModelEvaluators models_;
