@@ -317,8 +317,9 @@ SelfPlayGame play_tactics_game(const SelfPlayConfig& config, const TacticsConfig
       if (slot >= 0) sample.policy.push_back({static_cast<std::uint16_t>(slot), 0});
     }
     for (PolicyTarget& t : sample.policy) t.probability = 1.0f / static_cast<float>(sample.policy.size());
-    sample.result = 1;
-    sample.root_q = 1;
+    sample.result = tactics.value ? 1 : 0;
+    sample.root_q = tactics.value ? 1 : 0;
+    if (!tactics.value) sample.flags |= kNoResult;
     sample.plies_to_end = static_cast<std::uint16_t>(2 * mate->moves - 1);
     sample.ply = static_cast<std::uint16_t>(mate->line.size());
     sample.game = index;

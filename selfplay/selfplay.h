@@ -127,10 +127,14 @@ struct TeacherConfig {
 // search (engine/play/puzzle.h's random_game_mate). Each position is one
 // sample whose policy target is spread evenly over the moves that mate that
 // fast (up to 8 of them) and whose value target is a win (result and root_q
-// +1) in 2 * moves - 1 plies. Self-play's games, mostly adjudicated on
+// +1) in 2 * moves - 1 plies, unless `value` is false. Self-play's games, mostly adjudicated on
 // material, reach few mates; these show the network what ends a game.
 struct TacticsConfig {
   int max_moves = 2;
+  // false: the samples train the policy only (no value or moves-left
+  // target, as a game cut without a result), so positions of random play
+  // do not teach the value head that the side to move is winning.
+  bool value = true;
 
   // Throws std::invalid_argument naming the first bad value.
   void validate() const;

@@ -830,7 +830,7 @@ TEST(TeacherLabel, TargetsAreTheSearchedLinesOnFixedPositions) {
 // the side to move mates in N; the policy target spread evenly over moves
 // that mate that fast (those of a mate in one checked by trying each legal
 // move with the rules' end test); a win in 2N - 1 plies.
-void check_tactics_game(const SelfPlayGame& game, const SelfPlayConfig& config) {
+void check_tactics_game(const SelfPlayGame& game, const SelfPlayConfig& config, bool value = true) {
   const GameRecord& r = game.record;
   EXPECT_EQ(r.result, Outcome::kOngoing);
   EXPECT_EQ(r.opening_plies, static_cast<int>(r.moves.size()));
@@ -844,9 +844,10 @@ void check_tactics_game(const SelfPlayGame& game, const SelfPlayConfig& config) 
   EXPECT_EQ(s.planes, expected.planes);
   EXPECT_EQ(s.white_to_move, expected.white_to_move);
   EXPECT_EQ(s.ply, r.moves.size());
-  EXPECT_EQ(s.result, 1);
-  EXPECT_EQ(s.root_q, 1.0f);
-  EXPECT_EQ(s.flags & kNoResult, 0);
+  // Without the value target: the policy alone, as a game cut without result.
+  EXPECT_EQ(s.result, value ? 1 : 0);
+  EXPECT_EQ(s.root_q, value ? 1.0f : 0.0f);
+  EXPECT_EQ((s.flags & kNoResult) != 0, !value);
   const int moves = (s.plies_to_end + 1) / 2;
   ASSERT_TRUE(s.plies_to_end == 1 || s.plies_to_end == 3) << s.plies_to_end;
   EXPECT_EQ(r.termination, "mate in " + std::to_string(moves) + " to play");
@@ -889,10 +890,14 @@ TEST(TacticsGame, TheSampleIsAProvenMateOverItsMatingMoves) {
   }
   EXPECT_GT(lengths[1], 0);
   EXPECT_GT(lengths[2], 0);
-  // max_moves 1: mates in one only.
+  // max_moves 1: mates in one only; value false: the policy target alone.
   tactics.max_moves = 1;
-  for (std::uint64_t seed = 1; seed <= 3; ++seed)
-    EXPECT_EQ(play_tactics_game(config, tactics, seed, 0).samples.at(0).plies_to_end, 1);
+  tactics.value = false;
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    const SelfPlayGame game = play_tactics_game(config, tactics, seed, 0);
+    check_tactics_game(game, config, false);
+    EXPECT_EQ(game.samples.at(0).plies_to_end, 1);
+  }
   tactics.max_moves = 4;
   EXPECT_THROW(play_tactics_game(config, tactics, 1, 0), std::invalid_argument);
 }

@@ -171,6 +171,7 @@ void visit_keys(Config& c, Visitor& v) {
   v.section("tactics", [&] {
     v.key("positions", c.tactics.positions);
     v.key("max_moves", c.tactics.mates.max_moves);
+    v.key("value", c.tactics.mates.value);
   });
   v.section("training", [&] {
     auto& t = c.training;
