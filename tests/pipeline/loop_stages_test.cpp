@@ -151,8 +151,9 @@ TEST(LoopSelfPlayStage, TacticsAddProvenMatesToTheGenerationsSamples) {
       small_config(bad);
       FAIL() << bad << " accepted";
     } catch (const std::invalid_argument& e) {
-      const std::string key = std::string(bad).find("max_moves") != std::string::npos ? "max_moves" : "positions";
-      EXPECT_NE(std::string(e.what()).find("tactics." + key), std::string::npos) << e.what();
+      const bool moves = std::string(bad).find("max_moves") != std::string::npos;
+      EXPECT_NE(std::string(e.what()).find(moves ? "tactics: max_moves" : "tactics.positions"), std::string::npos)
+          << e.what();
     }
   }
 }

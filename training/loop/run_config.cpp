@@ -399,7 +399,7 @@ RunConfig RunConfig::from_yaml(const YAML::Node& file, const std::string& source
       wrap([&] { c.warm_start.teacher.validate(); });
     } else if (section == "tactics") {
       if (c.tactics.positions < 0) sec.fail_key("positions", "must not be negative");
-      if (c.tactics.mates.max_moves < 1 || c.tactics.mates.max_moves > 3) sec.fail_key("max_moves", "must be in 1..3");
+      wrap([&] { c.tactics.mates.validate(); });
     } else if (section == "training") {
       auto& t = c.training;
       t.seed = c.seed;
