@@ -157,6 +157,21 @@ inline bool is_legal(const Position& pos, const Move& move) {
   return std::find(list.begin(), list.end(), move) != list.end();
 }
 
+// The moves that end the game at once in favour of the side to move, found
+// by trying every legal move with the rules' own end test (no search).
+inline std::vector<Move> mates_in_one_by_trying(Position& pos) {
+  const Outcome win = pos.side_to_move() == kWhite ? Outcome::kWhiteWins : Outcome::kBlackWins;
+  MoveList list;
+  generate_legal(pos, list);
+  std::vector<Move> out;
+  for (const Move& m : list) {
+    pos.make(m);
+    if (game_status(pos).outcome == win) out.push_back(m);
+    pos.unmake();
+  }
+  return out;
+}
+
 inline std::vector<Rules> all_presets() {
   std::vector<Rules> out;
   for (const std::string& name : preset_names()) out.push_back(Rules::preset(name));

@@ -854,15 +854,8 @@ void check_tactics_game(const SelfPlayGame& game, const SelfPlayConfig& config, 
   Searcher searcher(4);
   std::set<int> mating;
   for (const Move& m : mating_moves(pos, moves, searcher)) mating.insert(nn::policy_index(m));
-  const Outcome win = pos.side_to_move() == kWhite ? Outcome::kWhiteWins : Outcome::kBlackWins;
-  MoveList list;
-  generate_legal(pos, list);
   std::set<int> mate_in_one;
-  for (const Move& m : list) {
-    pos.make(m);
-    if (game_status(pos).outcome == win) mate_in_one.insert(nn::policy_index(m));
-    pos.unmake();
-  }
+  for (const Move& m : test::mates_in_one_by_trying(pos)) mate_in_one.insert(nn::policy_index(m));
   EXPECT_EQ(mate_in_one.empty(), moves == 2) << "the mate's length";
   std::set<int> slots;
   for (const PolicyTarget& t : s.policy) {

@@ -267,21 +267,6 @@ TEST(ShippedPuzzles, TheSearchConfirmsEveryPuzzle) {
   for (std::size_t i : order) EXPECT_EQ(confirm_problem(puzzles[i], searcher), "") << puzzles[i].id;
 }
 
-// The moves that end the game at once in favour of the side to move, by
-// trying every legal move with the rules' own end test (no search).
-std::vector<Move> mates_in_one_by_trying(Position& pos) {
-  const Outcome win = pos.side_to_move() == kWhite ? Outcome::kWhiteWins : Outcome::kBlackWins;
-  MoveList list;
-  generate_legal(pos, list);
-  std::vector<Move> out;
-  for (const Move& m : list) {
-    pos.make(m);
-    if (game_status(pos).outcome == win) out.push_back(m);
-    pos.unmake();
-  }
-  return out;
-}
-
 // After `move`, does every reply leave a mate in one (or lose at once)?
 bool mates_in_two_by_trying(Position& pos, const Move& move) {
   const Outcome win = pos.side_to_move() == kWhite ? Outcome::kWhiteWins : Outcome::kBlackWins;
@@ -293,7 +278,7 @@ bool mates_in_two_by_trying(Position& pos, const Move& move) {
     if (!forced) break;
     pos.make(r);
     const GameStatus status = game_status(pos);
-    forced = status.over() ? status.outcome == win : !mates_in_one_by_trying(pos).empty();
+    forced = status.over() ? status.outcome == win : !test::mates_in_one_by_trying(pos).empty();
     pos.unmake();
   }
   pos.unmake();
@@ -321,7 +306,7 @@ TEST(RandomMate, TheSeedGivesTheGameAndTheMatingMovesAreCheckedByTryingEveryMove
     EXPECT_EQ(random_game_mate(again, Rules{}, 2, searcher)->line, mate->line);
 
     Position pos = mate->pos;
-    const std::vector<Move> in_one = mates_in_one_by_trying(pos);
+    const std::vector<Move> in_one = test::mates_in_one_by_trying(pos);
     const std::vector<Move> mating = mating_moves(pos, mate->moves, searcher);
     ASSERT_FALSE(mating.empty());
     std::set<std::uint16_t> codes;
