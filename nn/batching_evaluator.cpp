@@ -177,6 +177,7 @@ BatchingStats BatchingEvaluator::stats() const {
   s.cache_hits = cache_hits_.load();
   s.batches = batches_.load();
   s.evaluated = evaluated_.load();
+  s.unwaited = unwaited_.load();
   return s;
 }
 
@@ -252,15 +253,26 @@ void BatchingEvaluator::worker_loop() {
       std::unique_lock lock(queue_mutex_);
       queue_cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
       if (queue_.empty()) return;  // stopping
-      // Wait for a full batch, but not past the oldest position's deadline.
-      const auto deadline = queue_.front().queued + std::chrono::microseconds(options_.max_wait_us);
-      queue_cv_.wait_until(lock, deadline, [&] {
-        return stopping_ || queue_.empty() || static_cast<int>(queue_.size()) >= options_.max_batch;
-      });
-      if (queue_.empty()) continue;  // another worker took them
+      // A call's positions are queued together, so one call is queued when
+      // the first and last positions share it.
+      const bool lone = lone_batches_ >= kLoneBatches && queue_.front().call == queue_.back().call;
+      if (lone) {
+        ++unwaited_;
+      } else {
+        // Wait for a full batch, but not past the oldest position's deadline.
+        const auto deadline = queue_.front().queued + std::chrono::microseconds(options_.max_wait_us);
+        queue_cv_.wait_until(lock, deadline, [&] {
+          return stopping_ || queue_.empty() || static_cast<int>(queue_.size()) >= options_.max_batch;
+        });
+        if (queue_.empty()) continue;  // another worker took them
+      }
       const std::size_t take = std::min<std::size_t>(queue_.size(), static_cast<std::size_t>(options_.max_batch));
       items.assign(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(take));
       queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(take));
+      // One caller this time: the batch holds one call and no other waits.
+      const bool one_call = items.front().call == items.back().call &&
+                            (queue_.empty() || queue_.back().call == items.front().call);
+      lone_batches_ = one_call ? std::min(lone_batches_ + 1, kLoneBatches) : 0;
     }
     run_batch(items);
   }

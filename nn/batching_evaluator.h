@@ -2,7 +2,11 @@
 // one network: callers' positions queue up, a worker thread runs one forward
 // pass per batch (full at max_batch, or sent when the oldest position has
 // waited max_wait_us), and each caller gets the priors of its own legal
-// moves (softmax over them only) and the WDL softmax. Answers are cached by
+// moves (softmax over them only) and the WDL softmax. A lone caller (the
+// last kLoneBatches batches each held one call, and one call is queued now)
+// is served at once: no other caller has shown up to fill the batch, and
+// waiting for one would only idle the network (one search thread, or the
+// last game of a self-play stage). Answers are cached by
 // position (placement, side, rules, 100-ply counter, repetition). No
 // LibTorch here: the network is behind NetworkBackend.
 #pragma once
@@ -37,6 +41,7 @@ struct BatchingStats {
   std::uint64_t cache_hits = 0;
   std::uint64_t batches = 0;     // forward passes
   std::uint64_t evaluated = 0;   // positions that went through the network
+  std::uint64_t unwaited = 0;    // batches sent at once for a lone caller (no max_wait_us)
   double mean_batch() const { return batches ? double(evaluated) / batches : 0; }
 };
 
@@ -69,6 +74,10 @@ class EvalCache {
 
 class BatchingEvaluator final : public Evaluator {
  public:
+  // Single-call batches in a row after which a lone caller is no longer
+  // made to wait (the first ones wait, so concurrent callers can meet).
+  static constexpr int kLoneBatches = 16;
+
   BatchingEvaluator(std::shared_ptr<NetworkBackend> backend, BatchingOptions options);
   ~BatchingEvaluator() override;
   BatchingEvaluator(const BatchingEvaluator&) = delete;
@@ -106,9 +115,10 @@ class BatchingEvaluator final : public Evaluator {
   std::condition_variable queue_cv_;
   std::deque<Item> queue_;
   bool stopping_ = false;
+  int lone_batches_ = 0;  // batches in a row that held one call (under queue_mutex_)
   std::vector<std::thread> workers_;
 
-  std::atomic<std::uint64_t> positions_{0}, cache_hits_{0}, batches_{0}, evaluated_{0};
+  std::atomic<std::uint64_t> positions_{0}, cache_hits_{0}, batches_{0}, evaluated_{0}, unwaited_{0};
 };
 
 // Softmax of `count` logits into `out` (float, max-subtracted).

@@ -6,10 +6,13 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <set>
 #include <thread>
 
@@ -490,6 +493,11 @@ class FakeNetwork : public NetworkBackend {
  public:
   void forward(const ForwardBatch& batch, const ForwardOutput& out) override {
     if (fail) throw std::runtime_error("fake failure");
+    {
+      // A closed gate holds the pass until the test opens it.
+      std::unique_lock lock(gate_mutex);
+      gate_cv.wait(lock, [&] { return gate_open; });
+    }
     ++passes;
     largest_batch = std::max(largest_batch.load(), batch.size);
     for (int i = 0; i < batch.size; ++i) {
@@ -510,8 +518,20 @@ class FakeNetwork : public NetworkBackend {
     }
   }
   std::string describe() const override { return "fake"; }
+  void set_gate(bool open) {
+    {
+      std::lock_guard lock(gate_mutex);
+      gate_open = open;
+    }
+    gate_cv.notify_all();
+  }
   std::atomic<int> passes{0}, largest_batch{0};
   std::atomic<bool> fail{false};
+
+ private:
+  std::mutex gate_mutex;
+  std::condition_variable gate_cv;
+  bool gate_open = true;
 };
 
 void expect_same(const EvalOutput& a, const EvalOutput& b) {
@@ -568,6 +588,66 @@ TEST(NnBatchingEvaluator, ConcurrentCallersEachGetTheirOwnAnswer) {
     }
     EXPECT_LE(net->largest_batch.load(), 16);
   }
+}
+
+// One search thread's calls: the first kLoneBatches wait max_wait_us for
+// company, every later one is sent at once.
+TEST(NnBatchingEvaluator, ALoneCallerStopsWaitingForCompany) {
+  auto net = std::make_shared<FakeNetwork>();
+  BatchingOptions options;
+  options.max_wait_us = 20000;
+  options.cache_entries = 0;
+  BatchingEvaluator evaluator(net, options);
+  const std::vector<Position> positions = sample_positions(8, 23);
+  std::vector<MoveList> lists(positions.size());
+  std::vector<EvalInput> inputs;
+  for (std::size_t i = 0; i < positions.size(); ++i) {
+    generate_legal(positions[i], lists[i]);
+    inputs.push_back(EvalInput{&positions[i], &lists[i]});
+  }
+  std::vector<EvalOutput> outputs(inputs.size());
+  constexpr int kCalls = BatchingEvaluator::kLoneBatches + 30;
+  for (int c = 0; c < kCalls; ++c) evaluator.evaluate(inputs, outputs);
+  const BatchingStats stats = evaluator.stats();
+  EXPECT_EQ(stats.batches, static_cast<std::uint64_t>(kCalls)) << "each call is its own batch";
+  EXPECT_EQ(stats.unwaited, 30u);
+  EXPECT_EQ(stats.evaluated, static_cast<std::uint64_t>(kCalls) * inputs.size());
+}
+
+// Two calls queued at once show that the caller is no longer alone: the
+// evaluator waits for company again.
+TEST(NnBatchingEvaluator, ASecondCallerBringsTheWaitBack) {
+  auto net = std::make_shared<FakeNetwork>();
+  BatchingOptions options;
+  options.max_wait_us = 20000;
+  options.cache_entries = 0;
+  BatchingEvaluator evaluator(net, options);
+  const std::vector<Position> positions = sample_positions(3, 29);
+  std::vector<MoveList> lists(positions.size());
+  for (std::size_t i = 0; i < positions.size(); ++i) generate_legal(positions[i], lists[i]);
+  auto call = [&](std::size_t i) {
+    const EvalInput in{&positions[i], &lists[i]};
+    EvalOutput out;
+    evaluator.evaluate(std::span(&in, 1), std::span(&out, 1));
+  };
+  for (int c = 0; c < BatchingEvaluator::kLoneBatches; ++c) call(0);
+  ASSERT_EQ(evaluator.stats().unwaited, 0u);
+  // The next call goes at once and holds the network while two more queue.
+  net->set_gate(false);
+  std::thread first([&] { call(0); });
+  while (evaluator.stats().unwaited == 0) std::this_thread::yield();
+  std::thread second([&] { call(1); }), third([&] { call(2); });
+  while (evaluator.stats().positions < BatchingEvaluator::kLoneBatches + 3u) std::this_thread::yield();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // both queued behind the held pass
+  net->set_gate(true);
+  for (std::thread* t : {&first, &second, &third}) t->join();
+  BatchingStats stats = evaluator.stats();
+  EXPECT_EQ(stats.unwaited, 1u);
+  EXPECT_EQ(stats.batches, BatchingEvaluator::kLoneBatches + 2u) << "the two queued calls shared a pass";
+  call(0);  // alone again, but it waits: the run of lone batches starts over
+  stats = evaluator.stats();
+  EXPECT_EQ(stats.unwaited, 1u);
+  EXPECT_EQ(stats.batches, BatchingEvaluator::kLoneBatches + 3u);
 }
 
 TEST(NnBatchingEvaluator, PoliciesCoverTheLegalMovesOnly) {
