@@ -77,6 +77,7 @@ struct BenchSelfPlayOptions {
   int max_plies = 120;
   bool mate_scan = false;
   bool gumbel = false;
+  std::string precision = "auto";
 };
 
 void bench_selfplay(const BenchSelfPlayOptions& o) {
@@ -87,6 +88,7 @@ void bench_selfplay(const BenchSelfPlayOptions& o) {
   nc.architecture = o.net.architecture();
   nc.device = o.net.device;
   nc.threads = o.net.threads;
+  nc.precision = o.precision;
   nc.batching.max_batch = o.max_batch;
   nc.batching.max_wait_us = 500;
   std::shared_ptr<nn::BatchingEvaluator> evaluator = nn::make_nn_evaluator(nc);
@@ -283,6 +285,8 @@ void add_bench_pipeline_commands(CLI::App& bench) {
   cmd->add_option("--max-plies", sp->max_plies, "game length cap (default 120)")->check(CLI::Range(1, 65535));
   cmd->add_flag("--mate-scan", sp->mate_scan, "search with the mate scan (MctsConfig::mate_scan)");
   cmd->add_flag("--gumbel", sp->gumbel, "a Gumbel root, as the recipe's self-play (default: PUCT)");
+  cmd->add_option("--precision", sp->precision, "inference arithmetic: auto (default), fp32, bf16, fp16 (CUDA)")
+      ->check(CLI::IsMember({"auto", "fp32", "bf16", "fp16"}));
   cmd->callback([sp] { bench_selfplay(*sp); });
 
   auto tr = std::make_shared<BenchTrainOptions>();

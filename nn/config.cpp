@@ -38,7 +38,7 @@ const std::vector<NnConfig::Key>& NnConfig::keys() {
       {"se_channels", "squeeze-excitation width of a random network, 0 for none"},
       {"seed", "seed of random weights"},
       {"device", "cpu, cuda or cuda:N"},
-      {"precision", "auto (fp16 on CUDA, fp32 on CPU), fp32, fp16 or bf16 (CUDA only)"},
+      {"precision", "auto (fp16 on CUDA, fp32 on CPU), fp32, fp16 (CUDA only) or bf16"},
       {"threads", "LibTorch intra-op threads (0: LibTorch's default)"},
       {"interop_threads", "LibTorch inter-op threads, set once per process (0: LibTorch's default)"},
       {"max_batch", "positions per forward pass at most"},

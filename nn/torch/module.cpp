@@ -78,8 +78,8 @@ UltimaNnNet* create(const UltimaNnArchitecture* architecture, const void* payloa
     if (precision == "auto" || precision == "fp32") {
       net->dtype = precision == "auto" && net->device.is_cuda() ? torch::kHalf : torch::kFloat;
     } else if (precision == "fp16" || precision == "bf16") {
-      if (!net->device.is_cuda())
-        throw std::runtime_error("precision " + precision + " needs a CUDA device (the CPU runs fp32)");
+      if (precision == "fp16" && !net->device.is_cuda())
+        throw std::runtime_error("precision fp16 needs a CUDA device (the CPU runs fp32 or bf16)");
       net->dtype = precision == "fp16" ? torch::kHalf : torch::kBFloat16;
     } else {
       throw std::runtime_error("unknown precision '" + precision + "' (auto, fp32, fp16, bf16)");

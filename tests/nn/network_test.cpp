@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -124,6 +125,29 @@ TEST(NnNetwork, BatchedAndSingleForwardPassesAgree) {
       EXPECT_NEAR(single.policy[m], all.policy[batch.offsets[i] + m], 1e-4);
     for (int k = 0; k < 3; ++k) EXPECT_NEAR(single.wdl[k], all.wdl[3 * i + k], 1e-4);
   }
+}
+
+// bf16 on the CPU: the same network at bfloat16's precision (8 bits of
+// mantissa), computed in bf16 (not bit-identical), close to fp32.
+TEST(NnNetwork, Bf16OnTheCpuIsCloseToFp32) {
+  const Batch batch(16);
+  DeviceOptions bf16;
+  bf16.precision = "bf16";
+  auto full = Network::random(small_architecture(), 9, DeviceOptions{});
+  auto half = Network::random(small_architecture(), 9, bf16);
+  EXPECT_NE(half->describe().find("cpu bf16"), std::string::npos) << half->describe();
+  const Outputs f = run(*full, batch), h = run(*half, batch);
+  ASSERT_EQ(f.policy.size(), h.policy.size());
+  EXPECT_FALSE(bit_identical(f.policy, h.policy));
+  float largest = 0, worst = 0;
+  for (std::size_t i = 0; i < f.policy.size(); ++i) {
+    largest = std::max(largest, std::abs(f.policy[i]));
+    worst = std::max(worst, std::abs(f.policy[i] - h.policy[i]));
+  }
+  EXPECT_LT(worst, 0.05f * largest) << "policy logits up to " << largest;
+  for (std::size_t i = 0; i < f.wdl.size(); ++i) EXPECT_NEAR(h.wdl[i], f.wdl[i], 0.05f + 0.05f * std::abs(f.wdl[i]));
+  for (std::size_t i = 0; i < f.moves_left.size(); ++i)
+    EXPECT_NEAR(h.moves_left[i], f.moves_left[i], 0.5f + 0.05f * f.moves_left[i]);
 }
 
 TEST(NnNetwork, SavedAndLoadedNetworksGiveBitIdenticalOutputs) {
