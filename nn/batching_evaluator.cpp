@@ -181,6 +181,11 @@ BatchingStats BatchingEvaluator::stats() const {
   return s;
 }
 
+std::size_t BatchingEvaluator::queued() {
+  std::lock_guard lock(queue_mutex_);
+  return queue_.size();
+}
+
 void BatchingEvaluator::clear_cache() {
   if (cache_) cache_->clear();
 }

@@ -93,6 +93,8 @@ class BatchingEvaluator final : public Evaluator {
   void evaluate_direct(std::span<const EvalInput> inputs, std::span<EvalOutput> outputs);
 
   BatchingStats stats() const;
+  // Positions queued now, waiting for a forward pass.
+  std::size_t queued();
   void clear_cache();
   const BatchingOptions& options() const { return options_; }
   NetworkBackend& backend() { return *backend_; }

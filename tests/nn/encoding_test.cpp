@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <cstdio>
@@ -637,8 +636,7 @@ TEST(NnBatchingEvaluator, ASecondCallerBringsTheWaitBack) {
   std::thread first([&] { call(0); });
   while (evaluator.stats().unwaited == 0) std::this_thread::yield();
   std::thread second([&] { call(1); }), third([&] { call(2); });
-  while (evaluator.stats().positions < BatchingEvaluator::kLoneBatches + 3u) std::this_thread::yield();
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // both queued behind the held pass
+  while (evaluator.queued() < 2) std::this_thread::yield();  // both queued behind the held pass
   net->set_gate(true);
   for (std::thread* t : {&first, &second, &third}) t->join();
   BatchingStats stats = evaluator.stats();
