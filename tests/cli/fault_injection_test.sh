@@ -67,4 +67,21 @@ fi
 # The fault gone, training goes on and exports the next model.
 "$ultima" train --run-dir "$run" --steps 20 > /dev/null 2>&1 || fail "training after the faults failed"
 [ -e "$run/models/model-000001.unn" ] || fail "no model after the faults"
+
+# A loop that made its run directory and then fails in a generation (a full
+# disk at the first checkpoint, after the generation's self-play) keeps the
+# directory and what it wrote; once the fault is gone it resumes there.
+fresh="$work/fresh"
+rc=0
+(trap '' XFSZ; ulimit -f 300; exec "$ultima" loop --config "$configs/tiny.yaml" --run-dir "$fresh" --generations 1) \
+  > /dev/null 2> "$work/err" || rc=$?
+[ "$rc" -ne 0 ] && [ "$rc" -lt 128 ] || fail "the loop under a full disk exited $rc"
+grep -q "checkpoints/step-[0-9]*.ckpt: File too large" "$work/err" || { cat "$work/err" >&2; fail "no error naming the checkpoint"; }
+[ -e "$fresh/config.yaml" ] || fail "the failed loop removed its run directory"
+shards=$(find "$fresh/selfplay" -name '*.shard' | wc -l)
+[ "$shards" -gt 0 ] || fail "the failed loop kept no self-play shard"
+[ -z "$(find "$fresh" -name '*.tmp-*')" ] || fail "temporary files left by the failed loop"
+"$ultima" loop --run-dir "$fresh" --generations 1 > /dev/null 2> "$work/err" || { cat "$work/err" >&2; fail "the loop did not resume"; }
+[ -e "$fresh/models/model-000001.unn" ] || fail "the resumed loop made no model 1"
+[ "$(find "$fresh/selfplay" -name 'gen0001-*.shard' | wc -l)" -eq "$shards" ] || fail "the resumed loop played generation 1 again"
 echo "PASS"
