@@ -95,14 +95,22 @@ UltimaNnNet* create(const UltimaNnArchitecture* architecture, const void* payloa
     net->net->eval();
     // Floating-point tensors take the dtype; BN's step counter stays int64.
     net->net->to(net->device);
+    // On the CPU the dense layers stay fp32 under bf16: oneDNN 2.6 (Debian
+    // 12's) failed now and then to make a bf16 inner-product kernel in
+    // self-play (std::bad_array_new_length on an AVX512-BF16 EPYC), and
+    // these layers are a sliver of the work; the convolutions take bf16.
+    const bool dense_fp32 = net->dtype == torch::kBFloat16 && net->device.is_cpu();
     if (net->dtype != torch::kFloat) {
       torch::NoGradGuard no_grad;
-      for (auto& p : net->net->parameters()) p.set_data(p.to(net->dtype));
-      for (auto& b : net->net->buffers())
-        if (b.is_floating_point()) b.set_data(b.to(net->dtype));
+      for (auto& module : net->net->modules(/*include_self=*/true)) {
+        if (dense_fp32 && module->as<torch::nn::Linear>() != nullptr) continue;
+        for (auto& p : module->parameters(/*recurse=*/false)) p.set_data(p.to(net->dtype));
+        for (auto& b : module->buffers(/*recurse=*/false))
+          if (b.is_floating_point()) b.set_data(b.to(net->dtype));
+      }
     }
     const char* dtype_name = net->dtype == torch::kHalf ? "fp16" : net->dtype == torch::kBFloat16 ? "bf16" : "fp32";
-    net->description = net->device.str() + " " + dtype_name;
+    net->description = net->device.str() + " " + dtype_name + (dense_fp32 ? " (dense layers fp32)" : "");
     if (net->device.is_cpu())
       net->description += ", " + std::to_string(at::get_num_threads()) + " thread" + (at::get_num_threads() == 1 ? "" : "s");
     return net.release();

@@ -39,6 +39,15 @@ std::vector<std::pair<std::string, torch::Tensor>> named_tensors(UltimaNetImpl& 
   return out;
 }
 
+// A dense layer whose weights may be in another dtype than its input (fp32
+// layers beside a bf16 tower on the CPU, see module.cpp): the input takes
+// the weights' dtype, the output the input's.
+torch::Tensor dense(torch::nn::Linear& fc, const torch::Tensor& x) {
+  const auto dtype = fc->weight.scalar_type();
+  if (dtype == x.scalar_type()) return fc->forward(x);
+  return fc->forward(x.to(dtype)).to(x.scalar_type());
+}
+
 }  // namespace
 
 ResidualBlockImpl::ResidualBlockImpl(int channels, int se_channels) : channels_(channels) {
@@ -56,7 +65,7 @@ torch::Tensor ResidualBlockImpl::forward(const torch::Tensor& x) {
   torch::Tensor y = torch::relu(norm(bn1_, conv1_(x)));
   y = norm(bn2_, conv2_(y));
   if (se_squeeze_) {
-    torch::Tensor s = se_excite_(torch::relu(se_squeeze_(y.mean({2, 3}))));
+    torch::Tensor s = dense(se_excite_, torch::relu(dense(se_squeeze_, y.mean({2, 3}))));
     const torch::Tensor scale = s.narrow(1, 0, channels_), bias = s.narrow(1, channels_, channels_);
     y = torch::sigmoid(scale).unsqueeze(-1).unsqueeze(-1) * y + bias.unsqueeze(-1).unsqueeze(-1);
   }
@@ -95,10 +104,10 @@ NetOutput UltimaNetImpl::forward(const torch::Tensor& planes) {
   NetOutput out;
   out.policy = policy_out_(torch::relu(norm(policy_bn_, policy_conv_(x)))).flatten(1);
   torch::Tensor v = torch::relu(norm(value_bn_, value_conv_(x))).flatten(1);
-  out.wdl = value_out_(torch::relu(value_fc_(v)));
+  out.wdl = dense(value_out_, torch::relu(dense(value_fc_, v)));
   if (moves_left_conv_) {
     torch::Tensor m = torch::relu(norm(moves_left_bn_, moves_left_conv_(x))).flatten(1);
-    out.moves_left = torch::relu(moves_left_out_(torch::relu(moves_left_fc_(m)))).squeeze(1);
+    out.moves_left = torch::relu(dense(moves_left_out_, torch::relu(dense(moves_left_fc_, m)))).squeeze(1);
   }
   return out;
 }
