@@ -35,12 +35,14 @@ void run_loop_command(const LoopOptions& o) {
     return;
   }
   RunConfig config = resolve_run_config(o.run_dir, o.config);
-  NewDirectoryGuard guard(o.run_dir);
-  init_run(o.run_dir, o.config);
+  {
+    // Only a refused start removes the directory it made: once the run is
+    // set up, an error in a generation leaves what the loop wrote, to
+    // resume from.
+    const NewDirectoryGuard guard(o.run_dir);
+    init_run(o.run_dir, o.config);
+  }
   selfplay::RunDir run(o.run_dir);
-  // From here on the directory is the run: an error in a generation leaves
-  // what the loop wrote, to resume from.
-  guard.keep();
   // The loop trains: no separate trainer may work on the same run.
   std::string warning;
   selfplay::RoleLock role(run, "trainer", &warning);

@@ -17,7 +17,7 @@ NewDirectoryGuard::NewDirectoryGuard(std::string dir)
     : dir_(std::move(dir)), existed_(std::filesystem::exists(dir_)), exceptions_(std::uncaught_exceptions()) {}
 
 NewDirectoryGuard::~NewDirectoryGuard() {
-  if (existed_ || kept_ || std::uncaught_exceptions() == exceptions_) return;
+  if (existed_ || std::uncaught_exceptions() == exceptions_) return;
   std::error_code ignored;
   std::filesystem::remove_all(dir_, ignored);
 }

@@ -20,21 +20,18 @@ struct PositionOptions {
 Position make_position(const PositionOptions& options);
 
 // Removes a run directory that this command made, when the command ends
-// with an error before keep(): a refused command leaves no half-made run
-// directory behind (one that existed before is never touched). Once the
-// run holds work (keep()), an error leaves it, so the run can resume.
+// with an error: a refused command leaves no half-made run directory behind
+// (one that existed before is never touched).
 class NewDirectoryGuard {
  public:
   explicit NewDirectoryGuard(std::string dir);
   ~NewDirectoryGuard();
-  void keep() { kept_ = true; }
   NewDirectoryGuard(const NewDirectoryGuard&) = delete;
   NewDirectoryGuard& operator=(const NewDirectoryGuard&) = delete;
 
  private:
   std::string dir_;
   bool existed_;
-  bool kept_ = false;
   int exceptions_;
 };
 
