@@ -79,6 +79,8 @@ void TeacherConfig::validate() const {
 
 void TacticsConfig::validate() const {
   if (max_moves < 1 || max_moves > 3) throw std::invalid_argument("tactics: max_moves must be in 1..3");
+  if (!(longest_share >= 0 && longest_share <= 1))
+    throw std::invalid_argument("tactics: longest_share must be in [0, 1]");
 }
 
 void SelfPlayConfig::validate() const {
@@ -305,8 +307,13 @@ SelfPlayGame play_tactics_game(const SelfPlayConfig& config, const TacticsConfig
   std::mt19937_64 rng(seed);
   SelfPlayGame game;
   game.record.rules = config.rules;
+  // Drawn only when asked for, so that a seed gives the samples it gave
+  // before the share existed.
+  const bool longest =
+      tactics.longest_share > 0 && std::uniform_real_distribution<double>(0, 1)(rng) < tactics.longest_share;
+  const int least = longest ? tactics.max_moves : 1;
   for (int attempt = 0; attempt < 1000; ++attempt) {
-    const std::optional<RandomMate> mate = random_game_mate(rng, config.rules, tactics.max_moves, searcher);
+    const std::optional<RandomMate> mate = random_game_mate(rng, config.rules, tactics.max_moves, searcher, least);
     if (!mate) continue;
     const std::vector<Move> mating = mating_moves(mate->pos, mate->moves, searcher);
     if (mating.empty()) continue;  // cannot happen: the search proved one

@@ -135,6 +135,11 @@ struct TacticsConfig {
   // target, as a game cut without a result), so positions of random play
   // do not teach the value head that the side to move is winning.
   bool value = true;
+  // Share of the positions drawn to be mates in exactly max_moves (the
+  // game's random play passes over quicker mates); the others take the
+  // first mate found. 0: the first mate found always, which makes mates
+  // in one the larger part.
+  double longest_share = 0;
 
   // Throws std::invalid_argument naming the first bad value.
   void validate() const;

@@ -229,14 +229,15 @@ std::optional<Puzzle> find_puzzle(const Position& position, const PuzzleSettings
   return puzzle;
 }
 
-std::optional<RandomMate> random_game_mate(std::mt19937_64& rng, const Rules& rules, int most, Searcher& searcher) {
+std::optional<RandomMate> random_game_mate(std::mt19937_64& rng, const Rules& rules, int most, Searcher& searcher,
+                                           int least) {
   Position pos = Position::start(rules);
   RandomMate found;
   for (int ply = 0; ply < 200 && !game_status(pos).over(); ++ply) {
     if (ply >= 20 && ply % 3 == 0) {
       Position probe = pos;
       const int moves = mate_search(searcher, probe, most).moves;
-      if (moves > 0) {
+      if (moves >= least) {
         found.pos = pos;
         found.moves = moves;
         return found;

@@ -102,8 +102,10 @@ struct RandomMate {
 // under `rules` (each move from `rng`), probing it with the exact mate
 // search for a mate within `most` moves at ply 20 and every third ply
 // after; the first position found, or nothing when the game ends (or
-// reaches 200 plies) first.
-std::optional<RandomMate> random_game_mate(std::mt19937_64& rng, const Rules& rules, int most, Searcher& searcher);
+// reaches 200 plies) first. A position whose quickest mate is shorter than
+// `least` moves is passed over and the game goes on.
+std::optional<RandomMate> random_game_mate(std::mt19937_64& rng, const Rules& rules, int most, Searcher& searcher,
+                                           int least = 1);
 
 // The moves of `pos` that mate in `moves` moves (the exact mate search, one
 // search per move found, each excluding the moves found before), at most

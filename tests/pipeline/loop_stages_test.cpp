@@ -146,14 +146,18 @@ TEST(LoopSelfPlayStage, TacticsAddProvenMatesToTheGenerationsSamples) {
   // The section round-trips, and a bad value is named.
   EXPECT_TRUE(RunConfig::parse(config.to_yaml(), "again").differing_keys(config).empty());
   EXPECT_EQ(small_config().tactics.positions, 0);
-  for (const char* bad : {"tactics:\n  max_moves: 4\n", "tactics:\n  positions: -1\n"}) {
+  EXPECT_EQ(small_config("tactics:\n  longest_share: 0.75\n").tactics.mates.longest_share, 0.75);
+  const std::pair<const char*, const char*> bad_values[] = {
+      {"tactics:\n  max_moves: 4\n", "tactics: max_moves"},
+      {"tactics:\n  positions: -1\n", "tactics.positions"},
+      {"tactics:\n  longest_share: 1.5\n", "tactics: longest_share"},
+  };
+  for (const auto& [bad, named] : bad_values) {
     try {
       small_config(bad);
       FAIL() << bad << " accepted";
     } catch (const std::invalid_argument& e) {
-      const bool moves = std::string(bad).find("max_moves") != std::string::npos;
-      EXPECT_NE(std::string(e.what()).find(moves ? "tactics: max_moves" : "tactics.positions"), std::string::npos)
-          << e.what();
+      EXPECT_NE(std::string(e.what()).find(named), std::string::npos) << e.what();
     }
   }
 }

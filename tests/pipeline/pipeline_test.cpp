@@ -895,6 +895,40 @@ TEST(TacticsGame, TheSampleIsAProvenMateOverItsMatingMoves) {
   EXPECT_THROW(play_tactics_game(config, tactics, 1, 0), std::invalid_argument);
 }
 
+TEST(TacticsGame, TheLongestShareDrawsMatesOfTheLongestLength) {
+  SelfPlayConfig config = tiny_selfplay();
+  TacticsConfig tactics;
+  // The seeds that give a mate in one with the first mate found.
+  std::vector<std::uint64_t> quick;
+  for (std::uint64_t seed = 1; seed <= 8; ++seed)
+    if (play_tactics_game(config, tactics, seed, 0).samples.at(0).plies_to_end == 1) quick.push_back(seed);
+  ASSERT_FALSE(quick.empty());
+  // Share 1: every position is a proven mate in exactly two (the check
+  // tries every move for a mate in one and finds none).
+  tactics.longest_share = 1;
+  for (std::uint64_t seed : quick) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const SelfPlayGame game = play_tactics_game(config, tactics, seed, 0);
+    check_tactics_game(game, config);
+    EXPECT_EQ(game.samples.at(0).plies_to_end, 3);
+    EXPECT_EQ(play_tactics_game(config, tactics, seed, 0).samples, game.samples);
+  }
+  // A share between draws both lengths over the seeds.
+  tactics.longest_share = 0.5;
+  int lengths[3] = {0, 0, 0};
+  for (std::uint64_t seed = 1; seed <= 12; ++seed) {
+    const SelfPlayGame game = play_tactics_game(config, tactics, seed, 0);
+    check_tactics_game(game, config);
+    ++lengths[(game.samples.at(0).plies_to_end + 1) / 2];
+  }
+  EXPECT_GT(lengths[1], 0);
+  EXPECT_GT(lengths[2], 0);
+  for (double bad : {-0.1, 1.5, std::nan("")}) {
+    tactics.longest_share = bad;
+    EXPECT_THROW(play_tactics_game(config, tactics, 1, 0), std::invalid_argument) << bad;
+  }
+}
+
 TEST(TeacherGame, TheSeedPicksTheOpeningAndNothingElse) {
   SelfPlayConfig config = tiny_selfplay();
   config.max_plies = 30;

@@ -172,6 +172,7 @@ void visit_keys(Config& c, Visitor& v) {
     v.key("positions", c.tactics.positions);
     v.key("max_moves", c.tactics.mates.max_moves);
     v.key("value", c.tactics.mates.value);
+    v.key("longest_share", c.tactics.mates.longest_share);
   });
   v.section("training", [&] {
     auto& t = c.training;
