@@ -2,6 +2,7 @@
 // a time per position. The mates come from seeded random play, each
 // checked by the exact alpha-beta mate search (a mate in two has no mate in
 // one), so the suite is the same on every machine.
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -16,6 +17,7 @@
 #include "engine/mcts/material_evaluator.h"
 #include "engine/mcts/mcts.h"
 #include "engine/play/puzzle.h"
+#include "engine/rules/notation.h"
 #include "engine/search/search.h"
 
 namespace ultima::cli {
@@ -35,7 +37,28 @@ struct BenchSolver {
   // Seed of the random play the mates come from (11: the suite of
   // docs/experiments.md); the loop's tactics samples use other seeds.
   std::uint64_t seed = 11;
+  // Print each mate not proven: its FEN and where its mating moves stood
+  // among the root's moves (by prior) and how many playouts they drew.
+  bool show_missed = false;
 };
+
+// One line per mate the search did not prove: the position, then each
+// mating move with its prior, the rank of that prior among the root's
+// moves and the move's visits, so a miss the policy caused (a key move far
+// down the priors, few visits) reads apart from one the budget caused.
+void print_missed(const Position& pos, int moves, const MctsResult& r, Searcher& searcher) {
+  std::vector<MctsRootMove> by_prior = r.moves;
+  std::stable_sort(by_prior.begin(), by_prior.end(),
+                   [](const MctsRootMove& a, const MctsRootMove& b) { return a.prior > b.prior; });
+  std::printf("  missed mate in %d: %s (%zu moves, %llu playouts)\n", moves, pos.fen().c_str(), by_prior.size(),
+              static_cast<unsigned long long>(r.playouts));
+  for (const Move& m : mating_moves(pos, moves, searcher)) {
+    const auto at = std::find_if(by_prior.begin(), by_prior.end(), [&](const MctsRootMove& rm) { return rm.move == m; });
+    if (at == by_prior.end()) continue;
+    std::printf("    %-10s prior %.4f (rank %td of %zu), %u visits\n", to_coordinate(m).c_str(), at->prior,
+                at - by_prior.begin() + 1, by_prior.size(), at->visits);
+  }
+}
 
 // Positions with a mate in exactly 1 and exactly 2, from seeded random play
 // (one position per game, so the suite stays varied).
@@ -65,6 +88,7 @@ void bench_solver(const BenchSolver& o) {
               "each, mate scan %s%s\n",
               in_one.size(), in_two.size(), finding, evaluator->name().c_str(), budget.c_str(),
               o.mate_scan ? "on" : "off", o.tree_only ? ", no root check for a mate in two" : "");
+  Searcher searcher(4);
   int moves = 1;
   for (const std::vector<Position>* suite : {&in_one, &in_two}) {
     int proven = 0, exact = 0;
@@ -89,6 +113,8 @@ void bench_solver(const BenchSolver& o) {
         proof_seconds += r.seconds;
         proof_playouts += static_cast<double>(r.playouts);
         proof_evaluations += static_cast<double>(r.evaluations);
+      } else if (o.show_missed) {
+        print_missed(pos, moves, r, searcher);
       }
     }
     const double n = proven ? proven : 1;
@@ -115,6 +141,8 @@ void add_bench_solver_command(CLI::App& bench) {
                 "with --mate-scan: no check of every root move for a mate in two (mate_scan_root=false); the tree "
                 "has to find it");
   cmd->add_option("--seed", o->seed, "seed of the random play the mates come from (another suite per seed)");
+  cmd->add_flag("--show-missed", o->show_missed,
+                "print each mate not proven: its FEN, and each mating move's prior, prior rank and visits");
   cmd->add_option("--net", o->net, "network settings (weights=FILE); default: the material evaluator");
   cmd->callback([o] { bench_solver(*o); });
 }

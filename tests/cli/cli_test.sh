@@ -89,6 +89,16 @@ bench=$("$ultima" bench analyze --material --queries 3 --visits 20 --parallel 2)
 [ "$(printf '%s\n' "$bench" | grep -Ec '^ +[12] at once +3 answered ')" -eq 2 ] || fail "bench analyze: [$bench]"
 solver=$("$ultima" bench solver --positions 2 --movetime 100) || fail "bench solver: exit $?"
 printf '%s\n' "$solver" | grep -Eq '^mate in 1 +[0-9]+/2 proven wins' || fail "bench solver: [$solver]"
+# With one playout no mate in two is proven (the scan is off): each is
+# printed with a FEN that loads and its key move's prior rank and visits.
+missed=$("$ultima" bench solver --positions 2 --playouts 1 --show-missed) || fail "bench solver --show-missed: exit $?"
+printf '%s\n' "$missed" | grep -Eq '^mate in 2 +0/2 proven wins' || fail "bench solver --show-missed: [$missed]"
+[ "$(printf '%s\n' "$missed" | grep -c '^  missed mate in 2: ')" -eq 2 ] || fail "show-missed: two misses: [$missed]"
+[ "$(printf '%s\n' "$missed" | grep -Ec '^    [a-h][1-8][a-h][1-8][^ ]* +prior 0\.[0-9]+ \(rank [0-9]+ of [0-9]+\), [01] visits$')" -ge 2 ] \
+  || fail "show-missed: a key move line per miss: [$missed]"
+while IFS= read -r fen; do
+  "$ultima" moves --fen "$fen" >/dev/null || fail "show-missed: the FEN [$fen] does not load"
+done < <(printf '%s\n' "$missed" | sed -n 's/^  missed mate in 2: \(.*\) ([0-9]* moves, .*$/\1/p')
 expect_output "analyze --fen at checkmate" "game over: checkmate 1-0" analyze --fen "$mated"
 expect_error "--moves: moves[0] 'a1a1'" analyze --fen startpos --moves a1a1
 expect_error "--depth" analyze --fen startpos --depth 0
