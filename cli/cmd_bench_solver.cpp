@@ -16,6 +16,7 @@
 #include "common.h"
 #include "engine/mcts/material_evaluator.h"
 #include "engine/mcts/mcts.h"
+#include "engine/mcts/settings.h"
 #include "engine/play/puzzle.h"
 #include "engine/rules/notation.h"
 #include "engine/search/search.h"
@@ -40,6 +41,9 @@ struct BenchSolver {
   // Print each mate not proven: its FEN and where its mating moves stood
   // among the root's moves (by prior) and how many playouts they drew.
   bool show_missed = false;
+  // Tree-search settings as in a player spec ("policy_temperature=1.4");
+  // --mate-scan and --tree-only decide the scan whatever these say.
+  std::string mcts;
 };
 
 // One line per mate the search did not prove: the position, then each
@@ -76,6 +80,7 @@ void find_mates(int count, std::uint64_t seed, std::vector<Position>& in_one, st
 }
 
 void bench_solver(const BenchSolver& o) {
+  const MctsSettings settings = parse_mcts_settings(o.mcts);  // a bad key fails before the suite is made
   std::vector<Position> in_one, in_two;
   const auto found_at = std::chrono::steady_clock::now();
   find_mates(o.positions, o.seed, in_one, in_two);
@@ -94,7 +99,7 @@ void bench_solver(const BenchSolver& o) {
     int proven = 0, exact = 0;
     double proof_seconds = 0, proof_playouts = 0, proof_evaluations = 0;
     for (const Position& pos : *suite) {
-      MctsConfig config;
+      MctsConfig config = settings.config;
       config.mate_scan = o.mate_scan;
       config.mate_scan_root = !o.tree_only;
       Mcts mcts(evaluator, config);
@@ -143,6 +148,9 @@ void add_bench_solver_command(CLI::App& bench) {
   cmd->add_option("--seed", o->seed, "seed of the random play the mates come from (another suite per seed)");
   cmd->add_flag("--show-missed", o->show_missed,
                 "print each mate not proven: its FEN, and each mating move's prior, prior rank and visits");
+  cmd->add_option("--mcts", o->mcts,
+                 "tree-search settings as in a player spec (key=value,...; the mcts keys of `ultima match --help`); "
+                 "--mate-scan and --tree-only decide the scan");
   cmd->add_option("--net", o->net, "network settings (weights=FILE); default: the material evaluator");
   cmd->callback([o] { bench_solver(*o); });
 }

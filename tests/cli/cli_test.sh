@@ -96,6 +96,10 @@ printf '%s\n' "$missed" | grep -Eq '^mate in 2 +0/2 proven wins' || fail "bench 
 [ "$(printf '%s\n' "$missed" | grep -c '^  missed mate in 2: ')" -eq 2 ] || fail "show-missed: two misses: [$missed]"
 [ "$(printf '%s\n' "$missed" | grep -Ec '^    [a-h][1-8][a-h][1-8][^ ]* +prior 0\.[0-9]+ \(rank [0-9]+ of [0-9]+\), [01] visits$')" -ge 2 ] \
   || fail "show-missed: a key move line per miss: [$missed]"
+# Search settings as in a player spec; a bad key is named.
+"$ultima" bench solver --positions 1 --playouts 50 --mcts cpuct=3.5,policy_temperature=1.4 | grep -Eq '^mate in 1 +[01]/1 ' \
+  || fail "bench solver --mcts"
+expect_error "unknown MCTS setting 'cpuctt'" bench solver --positions 1 --playouts 5 --mcts cpuctt=2
 while IFS= read -r fen; do
   "$ultima" moves --fen "$fen" >/dev/null || fail "show-missed: the FEN [$fen] does not load"
 done < <(printf '%s\n' "$missed" | sed -n 's/^  missed mate in 2: \(.*\) ([0-9]* moves, .*$/\1/p')
