@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "engine/mcts/material_evaluator.h"
 #include "engine/mcts/mcts.h"
 #include "engine/mcts/settings.h"
+#include "engine/play/pgn.h"
 #include "engine/play/puzzle.h"
 #include "engine/rules/notation.h"
 #include "engine/search/search.h"
@@ -44,6 +46,10 @@ struct BenchSolver {
   // Tree-search settings as in a player spec ("policy_temperature=1.4");
   // --mate-scan and --tree-only decide the scan whatever these say.
   std::string mcts;
+  // PGN files whose games' final positions make the suite instead of random
+  // play (a run's games/genNNNN-mates-*.pgn: the mates it trained on). Each
+  // is sorted by the exact mate search; the other positions are skipped.
+  std::vector<std::string> pgn;
 };
 
 // One line per mate the search did not prove: the position, then each
@@ -79,19 +85,57 @@ void find_mates(int count, std::uint64_t seed, std::vector<Position>& in_one, st
   }
 }
 
+// The final positions of the games in `files` with a mate in exactly 1 or
+// exactly 2 (the exact mate search), the first `count` of each in file
+// order; the number of games whose final position has neither.
+std::size_t read_mates(const std::vector<std::string>& files, int count, std::vector<Position>& in_one,
+                       std::vector<Position>& in_two) {
+  Searcher searcher(4);
+  std::size_t skipped = 0;
+  for (const std::string& file : files) {
+    std::vector<GameRecord> games;
+    try {
+      games = read_pgn_file(file);
+    } catch (const std::exception& e) {
+      throw std::runtime_error(file + ": " + e.what());
+    }
+    for (const GameRecord& game : games) {
+      const Position pos = final_position(game);
+      std::vector<Position>* suite = nullptr;
+      if (!mating_moves(pos, 1, searcher, 1).empty())
+        suite = &in_one;
+      else if (!mating_moves(pos, 2, searcher, 1).empty())
+        suite = &in_two;
+      if (!suite)
+        ++skipped;
+      else if (static_cast<int>(suite->size()) < count)
+        suite->push_back(pos);
+    }
+  }
+  return skipped;
+}
+
 void bench_solver(const BenchSolver& o) {
   const MctsSettings settings = parse_mcts_settings(o.mcts);  // a bad key fails before the suite is made
   std::vector<Position> in_one, in_two;
   const auto found_at = std::chrono::steady_clock::now();
-  find_mates(o.positions, o.seed, in_one, in_two);
+  std::string source = "random play";
+  if (o.pgn.empty()) {
+    find_mates(o.positions, o.seed, in_one, in_two);
+  } else {
+    const std::size_t skipped = read_mates(o.pgn, o.positions, in_one, in_two);
+    source = std::to_string(o.pgn.size()) + " PGN file" + (o.pgn.size() == 1 ? "" : "s") + ", " +
+             std::to_string(skipped) + " final position" + (skipped == 1 ? "" : "s") +
+             " without a mate in two skipped";
+  }
   const double finding = std::chrono::duration<double>(std::chrono::steady_clock::now() - found_at).count();
   std::shared_ptr<Evaluator> evaluator =
       o.net.empty() ? std::shared_ptr<Evaluator>(std::make_shared<MaterialEvaluator>()) : network_factory()(o.net);
   const std::string budget = o.playouts ? std::to_string(o.playouts) + " playouts"
                                          : std::to_string(o.movetime_ms) + " ms";
-  std::printf("bench solver: %zu mates in one, %zu in two from random play (%.1f s to find); mcts with %s, %s "
+  std::printf("bench solver: %zu mates in one, %zu in two from %s (%.1f s to find); mcts with %s, %s "
               "each, mate scan %s%s\n",
-              in_one.size(), in_two.size(), finding, evaluator->name().c_str(), budget.c_str(),
+              in_one.size(), in_two.size(), source.c_str(), finding, evaluator->name().c_str(), budget.c_str(),
               o.mate_scan ? "on" : "off", o.tree_only ? ", no root check for a mate in two" : "");
   Searcher searcher(4);
   int moves = 1;
@@ -151,6 +195,10 @@ void add_bench_solver_command(CLI::App& bench) {
   cmd->add_option("--mcts", o->mcts,
                  "tree-search settings as in a player spec (key=value,...; the mcts keys of `ultima match --help`); "
                  "--mate-scan and --tree-only decide the scan");
+  cmd->add_option("--pgn", o->pgn,
+                  "PGN files whose games' final positions with a mate in one or two make the suite, instead of random "
+                  "play (e.g. a run's games/gen*-mates-*.pgn: the mates it trained on)")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--net", o->net, "network settings (weights=FILE); default: the material evaluator");
   cmd->callback([o] { bench_solver(*o); });
 }

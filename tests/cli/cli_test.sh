@@ -103,6 +103,23 @@ expect_error "unknown MCTS setting 'cpuctt'" bench solver --positions 1 --playou
 while IFS= read -r fen; do
   "$ultima" moves --fen "$fen" >/dev/null || fail "show-missed: the FEN [$fen] does not load"
 done < <(printf '%s\n' "$missed" | sed -n 's/^  missed mate in 2: \(.*\) ([0-9]* moves, .*$/\1/p')
+# --pgn: the final positions of a PGN file's games make the suite; the two
+# mates in two above stay mates in two, the start position is skipped.
+pgn_dir=$(mktemp -d)
+{
+  while IFS= read -r fen; do
+    printf '[Event "t"]\n[Result "*"]\n[SetUp "1"]\n[FEN "%s"]\n\n*\n\n' "$fen"
+  done < <(printf '%s\n' "$missed" | sed -n 's/^  missed mate in 2: \(.*\) ([0-9]* moves, .*$/\1/p')
+  printf '[Event "t"]\n[Result "*"]\n\n*\n'
+} > "$pgn_dir/mates.pgn"
+from_pgn=$("$ultima" bench solver --pgn "$pgn_dir/mates.pgn" --playouts 1) || fail "bench solver --pgn: exit $?"
+printf '%s\n' "$from_pgn" | grep -Eq '^bench solver: 0 mates in one, 2 in two from 1 PGN file, 1 final position without a mate in two skipped' \
+  || fail "bench solver --pgn: [$from_pgn]"
+printf '%s\n' "$from_pgn" | grep -Eq '^mate in 2 +0/2 proven wins' || fail "bench solver --pgn: [$from_pgn]"
+expect_error "$pgn_dir/none.pgn" bench solver --pgn "$pgn_dir/none.pgn"
+printf '[Event "t"]\n[FEN "not a fen"]\n\n*\n' > "$pgn_dir/bad.pgn"
+expect_error "$pgn_dir/bad.pgn: game 1: FEN tag" bench solver --pgn "$pgn_dir/bad.pgn"
+rm -rf "$pgn_dir"
 expect_output "analyze --fen at checkmate" "game over: checkmate 1-0" analyze --fen "$mated"
 expect_error "--moves: moves[0] 'a1a1'" analyze --fen startpos --moves a1a1
 expect_error "--depth" analyze --fen startpos --depth 0
