@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <numeric>
 #include <random>
 #include <stdexcept>
@@ -11,6 +12,8 @@
 #include "engine/rules/hash.h"
 
 namespace ultima::training {
+
+namespace fs = std::filesystem;
 
 std::uint64_t window_size(std::uint64_t total, const WindowConfig& c) {
   double size = static_cast<double>(total);
@@ -85,6 +88,17 @@ std::uint64_t SampleStore::resident() const {
   std::uint64_t n = 0;
   for (const Shard& s : shards_) n += s.samples.size();
   return n;
+}
+
+std::vector<std::uint64_t> SampleStore::indices_named(std::uint64_t begin, std::uint64_t end,
+                                                      const std::string& part) const {
+  std::vector<std::uint64_t> out;
+  for (std::size_t k = 0; k < shards_.size(); ++k) {
+    if (fs::path(shards_[k].path).filename().string().find(part) == std::string::npos) continue;
+    const std::uint64_t from = std::max(begin, starts_[k]), to = std::min(end, starts_[k] + shards_[k].count);
+    for (std::uint64_t i = from; i < to; ++i) out.push_back(i);
+  }
+  return out;
 }
 
 const selfplay::Sample& SampleStore::at(std::uint64_t i) const {
@@ -162,25 +176,53 @@ void BatchSampler::set_share(int rank, int ranks) {
   ranks_ = ranks;
 }
 
+void BatchSampler::set_focus(std::vector<std::uint64_t> indices, double share) {
+  if (!(share >= 0 && share < 1)) throw std::invalid_argument("the focus share must be in [0, 1)");
+  focus_ = std::move(indices);
+  focus_rows_ = focus_.empty() ? 0 : static_cast<int>(std::lround(share * batch_size_));
+  focus_pass_ = ~0ULL;
+}
+
 void BatchSampler::fill(const SampleStore& store, std::uint64_t begin, std::uint64_t end,
                         std::uint64_t batch_number, BatchData& out) {
   if (end > store.total() || begin >= end) throw std::invalid_argument("the training window is empty");
   const std::uint64_t size = end - begin;
   const int share = batch_size_ / ranks_, first = rank_ * share;
   out.reset(share);
+  // Row r is a focus row when floor((r + 1) * f / b) passes floor(r * f / b):
+  // f of the b rows, spread evenly, each rank's share the same whatever it is.
+  const std::uint64_t b = batch_size_, f = focus_rows_;
   for (int row = first; row < first + share; ++row) {
-    const std::uint64_t position = batch_number * batch_size_ + row;
-    const std::uint64_t pass = position / size;
-    if (pass != perm_pass_ || begin != perm_begin_ || end != perm_end_) {
-      perm_.resize(size);
-      std::iota(perm_.begin(), perm_.end(), 0u);
-      std::mt19937_64 rng(mix64(seed_ ^ mix64(pass + 1)) ^ mix64(begin) ^ mix64(mix64(end)));
-      std::shuffle(perm_.begin(), perm_.end(), rng);
-      perm_pass_ = pass;
-      perm_begin_ = begin;
-      perm_end_ = end;
+    const std::uint64_t r = static_cast<std::uint64_t>(row), focus_before = r * f / b;
+    const bool focus = (r + 1) * f / b > focus_before;
+    std::uint64_t index, position;
+    if (focus) {
+      position = batch_number * f + focus_before;
+      const std::uint64_t pass = position / focus_.size();
+      if (pass != focus_pass_) {
+        focus_perm_.resize(focus_.size());
+        std::iota(focus_perm_.begin(), focus_perm_.end(), 0u);
+        std::mt19937_64 rng(mix64(seed_ ^ mix64(pass + 1) ^ 0xF0C05ULL) ^ mix64(focus_.size()));
+        std::shuffle(focus_perm_.begin(), focus_perm_.end(), rng);
+        focus_pass_ = pass;
+      }
+      index = focus_[focus_perm_[position % focus_.size()]];
+      position = ~position;  // its symmetry is drawn apart from the window's rows
+    } else {
+      position = batch_number * (b - f) + (r - focus_before);
+      const std::uint64_t pass = position / size;
+      if (pass != perm_pass_ || begin != perm_begin_ || end != perm_end_) {
+        perm_.resize(size);
+        std::iota(perm_.begin(), perm_.end(), 0u);
+        std::mt19937_64 rng(mix64(seed_ ^ mix64(pass + 1)) ^ mix64(begin) ^ mix64(mix64(end)));
+        std::shuffle(perm_.begin(), perm_.end(), rng);
+        perm_pass_ = pass;
+        perm_begin_ = begin;
+        perm_end_ = end;
+      }
+      index = begin + perm_[position % size];
     }
-    const selfplay::Sample& sample = store.at(begin + perm_[position % size]);
+    const selfplay::Sample& sample = store.at(index);
     if (symmetries_) {
       const auto sym = static_cast<Symmetry>(mix64(seed_ ^ mix64(position + 0x5151)) % kSymmetryCount);
       write_sample(sym == Symmetry::kIdentity ? sample : selfplay::transform_sample(sample, sym), out, row - first,

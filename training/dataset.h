@@ -56,6 +56,9 @@ class SampleStore {
   void hold_from(std::uint64_t begin);
   // Samples held in memory.
   std::uint64_t resident() const;
+  // The indices in [begin, end) of the samples of shards whose file name
+  // contains `part` (the tactics shards: kTacticsTagSuffix + "-"), in order.
+  std::vector<std::uint64_t> indices_named(std::uint64_t begin, std::uint64_t end, const std::string& part) const;
 
  private:
   struct Shard {
@@ -94,6 +97,11 @@ struct BatchData {
   nn::TrainBatch view() const;
 };
 
+// The end of the tactics stage's shard tag (genNNNN-mates, so its shards are
+// genNNNN-mates-NNNNNN.shard): the trainer can give them a share of each
+// batch (TrainConfig::tactics_share).
+inline constexpr const char* kTacticsTagSuffix = "-mates";
+
 // Batches over the window [begin, end) of a store: the window's samples in
 // a shuffled order (a permutation per pass, from the seed and the pass
 // number), batch k taking the next batch_size of them, each through a
@@ -109,6 +117,12 @@ class BatchSampler {
   // batch_size b (which `ranks` must divide), so the ranks' shares are
   // disjoint and together the one batch.
   void set_share(int rank, int ranks);
+  // Rows drawn from `indices` (store indices, e.g. the window's tactics
+  // samples): round(share * batch_size) of each batch's rows, spread evenly
+  // over it, in a shuffled order of their own (a permutation per pass over
+  // `indices`); the other rows draw from the window as before. Share 0 or no
+  // indices: every row from the window, the batches of a sampler without it.
+  void set_focus(std::vector<std::uint64_t> indices, double share);
   void fill(const SampleStore& store, std::uint64_t begin, std::uint64_t end, std::uint64_t batch_number,
             BatchData& out);
 
@@ -121,6 +135,10 @@ class BatchSampler {
   // The permutation of the current pass, for the window it was made for.
   std::uint64_t perm_begin_ = 0, perm_end_ = 0, perm_pass_ = ~0ULL;
   std::vector<std::uint32_t> perm_;
+  std::vector<std::uint64_t> focus_;
+  int focus_rows_ = 0;
+  std::uint64_t focus_pass_ = ~0ULL;
+  std::vector<std::uint32_t> focus_perm_;
 };
 
 // Makes batch k + 1 on a background thread while batch k trains, so batch

@@ -108,6 +108,7 @@ void TrainConfig::validate() const {
   if (precision != "fp32" && precision != "bf16" && precision != "fp16")
     fail("precision must be fp32, bf16 or fp16, not '" + precision + "'");
   if (!(q_ratio >= 0 && q_ratio <= 1)) fail("q_ratio must be in [0, 1]");
+  if (!(tactics_share >= 0 && tactics_share <= 0.9f)) fail("tactics_share must be in [0, 0.9]");
   if (window.min_samples < 1) fail("window_min_samples must be at least 1");
   if (window.alpha < 0 || window.beta < 0) fail("window_alpha and window_beta must not be negative");
   if (ema_halflife < 0) fail("ema_halflife must not be negative");
@@ -276,6 +277,13 @@ bool TrainingRun::train_until(std::uint64_t target, const std::function<void(con
   const std::uint64_t window = window_size(total, config_.window);
   const std::uint64_t begin = total - window;
   store_.hold_from(begin);  // samples behind the window leave memory
+  if (config_.tactics_share > 0) {
+    std::vector<std::uint64_t> tactics = store_.indices_named(begin, total, std::string(kTacticsTagSuffix) + "-");
+    if (writer())
+      spdlog::info("train: {} tactics samples in the window fill {:.0f}% of each batch", tactics.size(),
+                   tactics.empty() ? 0.0 : 100.0 * config_.tactics_share);
+    sampler_.set_focus(std::move(tactics), config_.tactics_share);
+  }
   BatchPrefetcher batches(sampler_, store_, begin, total);
   TrainProgress p;
   p.target = target;

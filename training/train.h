@@ -43,6 +43,10 @@ struct TrainConfig {
   // sample's root_q, as a WDL with the least draw that has that mean)
   // instead of the game's result: 0 is the result alone.
   float q_ratio = 0.5f;
+  // Share of each batch drawn from the window's tactics samples (the loop's
+  // proven mates, shards tagged genNNNN-mates), which are otherwise about 2%
+  // of it; 0: none apart from their place in the window. In [0, 0.9].
+  float tactics_share = 0;
   float moves_left_weight = 0.05f;
   // The forward pass's arithmetic: fp32; bf16 (autocast); fp16 (autocast
   // with a dynamic loss scale, CUDA only). Weights stay fp32.

@@ -406,6 +406,86 @@ TEST_F(BatchSamplerTest, WdlIsOneHotFromTheResultAndPolicyRowsSumToOne) {
   }
 }
 
+// Focus rows: samples 1, 3, 5 and 7, outside the window [8, 48), so a row
+// with one of them came from the focus and every other row from the window.
+TEST_F(BatchSamplerTest, AFocusShareFillsThatManyRowsOfEveryBatchFromItsSamples) {
+  const std::vector<std::uint64_t> focus = {1, 3, 5, 7};
+  const std::uint64_t begin = 8, end = kSamples;  // 40 samples
+  BatchSampler sampler(31, 16, /*symmetries=*/false);
+  sampler.set_focus(focus, 0.25);  // 4 rows of 16
+  std::vector<int> seen(kSamples, 0);
+  std::vector<BatchData> batches(10);
+  for (int k = 0; k < 10; ++k) {
+    sampler.fill(store_, begin, end, k, batches[k]);
+    std::vector<int> focus_rows;
+    for (int row = 0; row < batches[k].size; ++row) {
+      const int id = static_cast<int>(batches[k].moves_left[row]);
+      ++seen[id];
+      if (id < static_cast<int>(begin)) focus_rows.push_back(row);
+    }
+    // Spread over the batch, not bunched at its start.
+    EXPECT_EQ(focus_rows, (std::vector<int>{3, 7, 11, 15})) << "batch " << k;
+  }
+  // 40 focus rows: each focus sample 10 times; 120 window rows: each 3 times.
+  for (std::uint64_t i : focus) EXPECT_EQ(seen[i], 10) << "focus sample " << i;
+  for (std::uint64_t i = begin; i < end; ++i) EXPECT_EQ(seen[i], 3) << "window sample " << i;
+
+  // The same batches from a fresh sampler asked in another order, and the
+  // two data-parallel halves together make each one.
+  BatchSampler again(31, 16, false), half0(31, 16, false), half1(31, 16, false);
+  again.set_focus(focus, 0.25);
+  half0.set_focus(focus, 0.25);
+  half1.set_focus(focus, 0.25);
+  half0.set_share(0, 2);
+  half1.set_share(1, 2);
+  for (int k = 9; k >= 0; --k) {
+    BatchData b, h0, h1;
+    again.fill(store_, begin, end, k, b);
+    EXPECT_TRUE(same_batch(b, batches[k])) << "batch " << k;
+    half0.fill(store_, begin, end, k, h0);
+    half1.fill(store_, begin, end, k, h1);
+    std::vector<float> joined = h0.moves_left;
+    joined.insert(joined.end(), h1.moves_left.begin(), h1.moves_left.end());
+    EXPECT_EQ(joined, batches[k].moves_left) << "batch " << k;
+  }
+}
+
+TEST_F(BatchSamplerTest, NoFocusOrAZeroShareLeavesTheBatchesAsTheyWere) {
+  BatchSampler plain(44, 12), empty(44, 12), zero(44, 12);
+  empty.set_focus({}, 0.5);
+  zero.set_focus({1, 2, 3}, 0.0);
+  for (int k = 0; k < 6; ++k) {
+    BatchData a, b, c;
+    plain.fill(store_, 0, kSamples, k, a);
+    empty.fill(store_, 0, kSamples, k, b);
+    zero.fill(store_, 0, kSamples, k, c);
+    EXPECT_TRUE(same_batch(a, b)) << "batch " << k;
+    EXPECT_TRUE(same_batch(a, c)) << "batch " << k;
+  }
+  EXPECT_THROW(plain.set_focus({1}, 1.0), std::invalid_argument);
+  EXPECT_THROW(plain.set_focus({1}, -0.25), std::invalid_argument);
+}
+
+TEST(SampleStore, IndicesNamedAreTheSamplesOfShardsWhoseNameHoldsThePart) {
+  TempDir dir("store-named");
+  RunDir run(dir.path());
+  std::mt19937_64 rng(14);
+  // In the store's order: gen0001 [0, 5), gen0001-mates [5, 8), gen0002 [8, 12).
+  write_shard_of(run.shard_path("gen0001", 0), 1, tagged_samples(rng, 5, 0, 0));
+  write_shard_of(run.shard_path(std::string("gen0001") + training::kTacticsTagSuffix, 0), 1,
+                 tagged_samples(rng, 3, 0, 1));
+  write_shard_of(run.shard_path("gen0002", 0), 2, tagged_samples(rng, 4, 0, 2));
+  SampleStore store([](const std::string& w) { ADD_FAILURE() << w; });
+  store.add_shards(run.shard_paths());
+  ASSERT_EQ(store.total(), 12u);
+  const std::string mates = std::string(training::kTacticsTagSuffix) + "-";
+  EXPECT_EQ(store.indices_named(0, 12, mates), (std::vector<std::uint64_t>{5, 6, 7}));
+  for (std::uint64_t i : store.indices_named(0, 12, mates)) EXPECT_EQ(store.at(i).game, 1u);
+  EXPECT_EQ(store.indices_named(6, 12, mates), (std::vector<std::uint64_t>{6, 7}));
+  EXPECT_TRUE(store.indices_named(8, 12, mates).empty());
+  EXPECT_TRUE(store.indices_named(0, 12, "-nothing-").empty());
+}
+
 TEST(WriteSample, AGameWithoutResultGivesNoValueOrMovesLeftTarget) {
   Sample s;
   pack_position(Position::start(), s);
@@ -1664,6 +1744,19 @@ TEST(RunConfig, QRatioAndEvaluationNoiseAreRead) {
       loop::RunConfig::parse("training:\n  q_ratio: 0.25\nevaluation:\n  gumbel_noise: 0\n", "test.yaml");
   EXPECT_EQ(c.training.q_ratio, 0.25f);
   EXPECT_EQ(c.eval.gumbel_noise, 0.0f);
+}
+
+TEST(RunConfig, TheTacticsShareIsReadAndKeptInRange) {
+  EXPECT_EQ(loop::RunConfig::parse("name: x\n", "test.yaml").training.tactics_share, 0.0f);
+  const loop::RunConfig c = loop::RunConfig::parse("training:\n  tactics_share: 0.25\n", "test.yaml");
+  EXPECT_EQ(c.training.tactics_share, 0.25f);
+  EXPECT_TRUE(loop::RunConfig::parse(c.to_yaml(), "again").differing_keys(c).empty());
+  const loop::RunConfig share = loop::RunConfig::load(source_file("configs/experiments/cpu-tactics-share.yaml"));
+  EXPECT_EQ(share.training.tactics_share, 0.25f);
+  EXPECT_EQ(share.tactics.positions, 192);
+  expect_config_error("training:\n  tactics_share: 0.95\n", "tactics_share");
+  expect_config_error("training:\n  tactics_share: -0.1\n", "tactics_share");
+  expect_config_error("training:\n  tactics_share: .nan\n", "tactics_share");
 }
 
 // The defaults are the recipe of the main config (docs/experiments.md), so

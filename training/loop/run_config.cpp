@@ -190,6 +190,7 @@ void visit_keys(Config& c, Visitor& v) {
     v.key("value_weight", t.value_weight);
     v.key("q_ratio", t.q_ratio);
     v.key("moves_left_weight", t.moves_left_weight);
+    v.key("tactics_share", t.tactics_share);
     v.key("symmetries", t.symmetries);
     v.key("window_min_samples", t.window.min_samples);
     v.key("window_alpha", t.window.alpha);

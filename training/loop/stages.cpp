@@ -10,6 +10,7 @@
 #include "engine/play/match.h"
 #include "engine/play/mcts_player.h"
 #include "engine/play/player_spec.h"
+#include "training/dataset.h"
 
 namespace ultima::loop {
 namespace {
@@ -110,7 +111,7 @@ SelfPlayOutcome SelfPlayStage::run(int generation, std::uint64_t best) {
 
 std::uint64_t SelfPlayStage::run_tactics(int generation, std::uint64_t best) {
   selfplay::SelfPlayJob job;
-  job.tag = generation_tag(generation) + "-mates";
+  job.tag = generation_tag(generation) + training::kTacticsTagSuffix;
   job.games = config_.tactics.positions;
   job.model_version = best;
   job.seed = config_.seed * 7919 + static_cast<std::uint64_t>(generation);
