@@ -176,6 +176,18 @@ void BatchSampler::set_share(int rank, int ranks) {
   ranks_ = ranks;
 }
 
+namespace {
+
+// 0 .. size - 1 in the order a generator seeded with `seed` shuffles them to.
+void shuffle_indices(std::vector<std::uint32_t>& out, std::uint64_t size, std::uint64_t seed) {
+  out.resize(size);
+  std::iota(out.begin(), out.end(), 0u);
+  std::mt19937_64 rng(seed);
+  std::shuffle(out.begin(), out.end(), rng);
+}
+
+}  // namespace
+
 void BatchSampler::set_focus(std::vector<std::uint64_t> indices, double share) {
   if (!(share >= 0 && share < 1)) throw std::invalid_argument("the focus share must be in [0, 1)");
   focus_ = std::move(indices);
@@ -200,10 +212,7 @@ void BatchSampler::fill(const SampleStore& store, std::uint64_t begin, std::uint
       position = batch_number * f + focus_before;
       const std::uint64_t pass = position / focus_.size();
       if (pass != focus_pass_) {
-        focus_perm_.resize(focus_.size());
-        std::iota(focus_perm_.begin(), focus_perm_.end(), 0u);
-        std::mt19937_64 rng(mix64(seed_ ^ mix64(pass + 1) ^ 0xF0C05ULL) ^ mix64(focus_.size()));
-        std::shuffle(focus_perm_.begin(), focus_perm_.end(), rng);
+        shuffle_indices(focus_perm_, focus_.size(), mix64(seed_ ^ mix64(pass + 1) ^ 0xF0C05ULL) ^ mix64(focus_.size()));
         focus_pass_ = pass;
       }
       index = focus_[focus_perm_[position % focus_.size()]];
@@ -212,10 +221,7 @@ void BatchSampler::fill(const SampleStore& store, std::uint64_t begin, std::uint
       position = batch_number * (b - f) + (r - focus_before);
       const std::uint64_t pass = position / size;
       if (pass != perm_pass_ || begin != perm_begin_ || end != perm_end_) {
-        perm_.resize(size);
-        std::iota(perm_.begin(), perm_.end(), 0u);
-        std::mt19937_64 rng(mix64(seed_ ^ mix64(pass + 1)) ^ mix64(begin) ^ mix64(mix64(end)));
-        std::shuffle(perm_.begin(), perm_.end(), rng);
+        shuffle_indices(perm_, size, mix64(seed_ ^ mix64(pass + 1)) ^ mix64(begin) ^ mix64(mix64(end)));
         perm_pass_ = pass;
         perm_begin_ = begin;
         perm_end_ = end;
