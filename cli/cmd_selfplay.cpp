@@ -1,10 +1,13 @@
 // ultima selfplay: a self-play worker on a run directory. Plays games with
 // the run's best model and writes sample shards; any number of workers (with
 // distinct --tag values, each held by its lock) may share a directory with
-// one trainer. The run must exist (ultima init, or ultima loop).
+// one trainer. The run must exist (ultima init, or ultima loop). With
+// --tactics it writes proven mates from random play instead (the config's
+// tactics section), which needs no model.
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -15,6 +18,7 @@
 #include "engine/rules/hash.h"
 #include "nn/data/run_lock.h"
 #include "nn/model_file.h"
+#include "training/dataset.h"
 #include "training/loop/loop.h"
 
 namespace ultima::cli {
@@ -30,6 +34,7 @@ struct SelfPlayOptions {
   std::string model = "best";
   std::uint64_t seed = 1;
   bool watch = false;
+  bool tactics = false;
 };
 
 std::uint64_t pick_model(const selfplay::RunDir& run, const std::string& which) {
@@ -47,6 +52,41 @@ std::uint64_t pick_model(const selfplay::RunDir& run, const std::string& which) 
   throw std::invalid_argument("--model: '" + which + "' is not best, latest or a version number");
 }
 
+// Proven mates from random play (the tactics section: mates in up to
+// max_moves, their mating moves as policy targets), as shards TAG-mates-*,
+// which training.tactics_share counts among the tactics samples. The games
+// are numbered from 0 under the tag, so a second call with a larger
+// --games extends the set and a repeated one adds nothing.
+void run_tactics_command(const SelfPlayOptions& o, const RunConfig& config, const selfplay::RunDir& run,
+                         selfplay::RoleLock& role) {
+  selfplay::SelfPlayJob job;
+  job.tag = o.tag + training::kTacticsTagSuffix;
+  job.games = o.games > 0 ? o.games : config.tactics.positions;
+  if (job.games <= 0)
+    throw std::invalid_argument("selfplay --tactics: give --games, or tactics.positions in the run config");
+  job.model_version = run.best_model().value_or(0);
+  job.seed = mix64(o.seed ^ nn::fnv1a64(job.tag.data(), job.tag.size()));
+  job.tactics = config.tactics.mates;
+  job.player_name = "random play";
+  spdlog::info("selfplay {}: {} proven mates in up to {} moves from random play", job.tag, job.games,
+               config.tactics.mates.max_moves);
+  auto last = std::chrono::steady_clock::now();
+  const auto stats = selfplay::run_selfplay(
+      run, config.selfplay, job,
+      [&](const selfplay::SelfPlayStats& s, int total) {
+        const auto now = std::chrono::steady_clock::now();
+        if (now - last < std::chrono::seconds(10) && s.games + s.games_skipped < total) return;
+        last = now;
+        const double rate = s.seconds > 0 ? s.games / s.seconds : 0;
+        role.heartbeat({{"mates", std::to_string(s.games + s.games_skipped) + "/" + std::to_string(total)}});
+        spdlog::info("selfplay {}: {}/{} mates, {:.1f}/s, ETA {}", job.tag, s.games + s.games_skipped, total, rate,
+                     format_duration(rate > 0 ? (total - s.games - s.games_skipped) / rate : NAN));
+      },
+      &stop_requested());
+  spdlog::info("selfplay {}: {} mates found ({} were there), {} samples, {} shards", job.tag, stats.games,
+               stats.games_skipped, stats.samples, stats.shards);
+}
+
 void run_selfplay_command(const SelfPlayOptions& o) {
   require_run(o.run_dir);
   const RunConfig config = resolve_run_config(o.run_dir, o.config);
@@ -56,6 +96,7 @@ void run_selfplay_command(const SelfPlayOptions& o) {
   setup_logging(run, "selfplay-" + o.tag);
   if (!warning.empty()) spdlog::warn("selfplay: {}", warning);
   install_stop_handlers();
+  if (o.tactics) return run_tactics_command(o, config, run, role);
   int per_round = o.games > 0 ? o.games : config.games_per_generation;
   // Rounds of whole shards, so that a round's last shard is never cut short
   // and then skipped by the next round's longer job.
@@ -121,6 +162,10 @@ void add_selfplay_command(CLI::App& app) {
   cmd->add_option("--model", o->model, "best (default), latest or a version number");
   cmd->add_option("--seed", o->seed, "seed of the games, mixed with the tag (default 1)");
   cmd->add_flag("--watch", o->watch, "keep playing rounds of --games, switching to each new best model");
+  cmd->add_flag("--tactics", o->tactics,
+                "write --games proven mates from random play (the config's tactics section) as TAG-mates "
+                "shards instead; needs no model")
+      ->excludes("--watch");
   cmd->callback([o] { run_selfplay_command(*o); });
 }
 

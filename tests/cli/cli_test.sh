@@ -246,6 +246,21 @@ if [ -e "$(dirname "$ultima")/libultima_nn.so" ]; then
     { cat "$tmp/takeover.log"; fail "the dead worker's tag was not taken over"; }
   grep -q "took over the stale role worker-w1 (pid $worker" "$tmp/takeover.log" || fail "no warning on taking over a stale tag"
   [ -e "$tmp/run/locks/worker-w1.lock" ] && fail "a finished worker left its lock"
+  # --tactics: proven mates from random play as TAG-mates shards, each a
+  # mate the exact search confirms from the game record; a repeat adds none.
+  "$ultima" selfplay --run-dir "$tmp/run" --tactics --tag tx --games 3 > /dev/null 2> "$tmp/tx.log" ||
+    { cat "$tmp/tx.log"; fail "selfplay --tactics"; }
+  ls "$tmp/run/selfplay" | grep -q '^tx-mates-000000\.shard$' || fail "selfplay --tactics wrote no tx-mates shard"
+  tx_sum=$(cat "$tmp/run/selfplay"/tx-mates-* | cksum)
+  tx_mates=$("$ultima" bench solver --pgn "$tmp/run/games"/tx-mates-*.pgn --playouts 1) || fail "bench solver on --tactics games"
+  printf '%s\n' "$tx_mates" | grep -Eq '^bench solver: [0-3] mates in one, [0-3] in two from [0-9]+ PGN files?, 0 final positions' \
+    || fail "selfplay --tactics: its positions are not all mates in one or two: [$tx_mates]"
+  tx_counts=$(printf '%s\n' "$tx_mates" | sed -nE 's/^bench solver: ([0-9]+) mates in one, ([0-9]+) in two.*/\1 \2/p')
+  [ "$(( ${tx_counts% *} + ${tx_counts#* } ))" = 3 ] || fail "selfplay --tactics: not 3 mates: [$tx_mates]"
+  "$ultima" selfplay --run-dir "$tmp/run" --tactics --tag tx --games 3 > /dev/null 2>&1 || fail "selfplay --tactics again"
+  [ "$(cat "$tmp/run/selfplay"/tx-mates-* | cksum)" = "$tx_sum" ] || fail "a repeated selfplay --tactics changed its shards"
+  expect_error "give --games, or tactics.positions" selfplay --run-dir "$tmp/run" --tactics
+  expect_error "--watch excludes --tactics" selfplay --run-dir "$tmp/run" --tactics --watch --games 1
   head -c 300 "$tmp/run/models/model-000000.unn" > "$tmp/short.unn" && mv "$tmp/short.unn" "$tmp/run/models/model-000000.unn"
   expect_error "model-000000.unn: truncated" selfplay --run-dir "$tmp/run" --games 2
 else
