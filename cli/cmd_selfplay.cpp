@@ -59,31 +59,16 @@ std::uint64_t pick_model(const selfplay::RunDir& run, const std::string& which) 
 // --games extends the set and a repeated one adds nothing.
 void run_tactics_command(const SelfPlayOptions& o, const RunConfig& config, const selfplay::RunDir& run,
                          selfplay::RoleLock& role) {
-  selfplay::SelfPlayJob job;
-  job.tag = o.tag + training::kTacticsTagSuffix;
-  job.games = o.games > 0 ? o.games : config.tactics.positions;
-  if (job.games <= 0)
+  const std::string tag = o.tag + training::kTacticsTagSuffix;
+  const int games = o.games > 0 ? o.games : config.tactics.positions;
+  if (games <= 0)
     throw std::invalid_argument("selfplay --tactics: give --games, or tactics.positions in the run config");
-  job.model_version = run.best_model().value_or(0);
-  job.seed = mix64(o.seed ^ nn::fnv1a64(job.tag.data(), job.tag.size()));
-  job.tactics = config.tactics.mates;
-  job.player_name = "random play";
-  spdlog::info("selfplay {}: {} proven mates in up to {} moves from random play", job.tag, job.games,
+  spdlog::info("selfplay {}: {} proven mates in up to {} moves from random play", tag, games,
                config.tactics.mates.max_moves);
-  auto last = std::chrono::steady_clock::now();
-  const auto stats = selfplay::run_selfplay(
-      run, config.selfplay, job,
-      [&](const selfplay::SelfPlayStats& s, int total) {
-        const auto now = std::chrono::steady_clock::now();
-        if (now - last < std::chrono::seconds(10) && s.games + s.games_skipped < total) return;
-        last = now;
-        const double rate = s.seconds > 0 ? s.games / s.seconds : 0;
-        role.heartbeat({{"mates", std::to_string(s.games + s.games_skipped) + "/" + std::to_string(total)}});
-        spdlog::info("selfplay {}: {}/{} mates, {:.1f}/s, ETA {}", job.tag, s.games + s.games_skipped, total, rate,
-                     format_duration(rate > 0 ? (total - s.games - s.games_skipped) / rate : NAN));
-      },
-      &stop_requested());
-  spdlog::info("selfplay {}: {} mates found ({} were there), {} samples, {} shards", job.tag, stats.games,
+  const auto stats = loop::run_tactics_job(
+      run, config, tag, games, run.best_model().value_or(0), mix64(o.seed ^ nn::fnv1a64(tag.data(), tag.size())),
+      "selfplay " + tag, [&](const std::string& done) { role.heartbeat({{"mates", done}}); }, &stop_requested());
+  spdlog::info("selfplay {}: {} mates found ({} were there), {} samples, {} shards", tag, stats.games,
                stats.games_skipped, stats.samples, stats.shards);
 }
 

@@ -109,28 +109,42 @@ SelfPlayOutcome SelfPlayStage::run(int generation, std::uint64_t best) {
   return out;
 }
 
-std::uint64_t SelfPlayStage::run_tactics(int generation, std::uint64_t best) {
+selfplay::SelfPlayStats run_tactics_job(const selfplay::RunDir& run, const RunConfig& config, const std::string& tag,
+                                        int games, std::uint64_t model_version, std::uint64_t seed,
+                                        const std::string& label,
+                                        const std::function<void(const std::string&)>& heartbeat,
+                                        const std::atomic<bool>* stop) {
   selfplay::SelfPlayJob job;
-  job.tag = generation_tag(generation) + training::kTacticsTagSuffix;
-  job.games = config_.tactics.positions;
-  job.model_version = best;
-  job.seed = config_.seed * 7919 + static_cast<std::uint64_t>(generation);
-  job.tactics = config_.tactics.mates;
+  job.tag = tag;
+  job.games = games;
+  job.model_version = model_version;
+  job.seed = seed;
+  job.tactics = config.tactics.mates;
   job.player_name = "random play";
   auto last_report = Clock::now();
-  const selfplay::SelfPlayStats stats = selfplay::run_selfplay(
-      run_, config_.selfplay, job,
+  return selfplay::run_selfplay(
+      run, config.selfplay, job,
       [&](const selfplay::SelfPlayStats& s, int total) {
-        if (since(last_report) < 10 && s.games + s.games_skipped < total) return;
+        const int done = s.games + s.games_skipped;
+        if (since(last_report) < 10 && done < total) return;
         last_report = Clock::now();
         const double rate = s.seconds > 0 ? s.games / s.seconds : 0;
-        spdlog::info("gen {} tactics: {}/{} mates, {:.1f}/s, ETA {}", generation, s.games + s.games_skipped, total,
-                     rate, format_duration(rate > 0 ? (total - s.games - s.games_skipped) / rate : NAN));
+        if (heartbeat) heartbeat(std::to_string(done) + "/" + std::to_string(total));
+        spdlog::info("{}: {}/{} mates, {:.1f}/s, ETA {}", label, done, total, rate,
+                     format_duration(rate > 0 ? (total - done) / rate : NAN));
       },
-      stop_);
+      stop);
+}
+
+std::uint64_t SelfPlayStage::run_tactics(int generation, std::uint64_t best) {
+  const std::string tag = generation_tag(generation) + training::kTacticsTagSuffix;
+  const selfplay::SelfPlayStats stats =
+      run_tactics_job(run_, config_, tag, config_.tactics.positions, best,
+                      config_.seed * 7919 + static_cast<std::uint64_t>(generation),
+                      "gen " + std::to_string(generation) + " tactics", {}, stop_);
   std::uint64_t samples = 0;
-  for (int s : run_.shard_sequences(job.tag))
-    samples += selfplay::read_shard_header(run_.shard_path(job.tag, s)).samples;
+  for (int s : run_.shard_sequences(tag))
+    samples += selfplay::read_shard_header(run_.shard_path(tag, s)).samples;
   if (stats.games && !(stop_ && *stop_))
     spdlog::info("gen {} tactics done: {} proven mates (up to mate in {}) in {}", generation, stats.samples,
                  config_.tactics.mates.max_moves, format_duration(stats.seconds));

@@ -33,6 +33,18 @@ std::string format_duration(double seconds);
 // "gen0007": the tag of a generation's shards and game records.
 std::string generation_tag(int generation);
 
+// Proven mates from random play, as the config's tactics section makes them,
+// written as shards tagged `tag` (ending in training::kTacticsTagSuffix, so
+// the tactics share counts them) under `model_version`. Every 10 s and at
+// the end a line "LABEL: done/total mates, rate, ETA" is logged, and
+// `heartbeat` (when given) gets "done/total". The loop's tactics stage and
+// `ultima selfplay --tactics` both run their mates through this.
+selfplay::SelfPlayStats run_tactics_job(const selfplay::RunDir& run, const RunConfig& config, const std::string& tag,
+                                        int games, std::uint64_t model_version, std::uint64_t seed,
+                                        const std::string& label,
+                                        const std::function<void(const std::string&)>& heartbeat,
+                                        const std::atomic<bool>* stop);
+
 struct SelfPlayOutcome {
   selfplay::SelfPlayStats stats;
   std::uint64_t new_samples = 0;  // in the generation's shards, those of an earlier try included
