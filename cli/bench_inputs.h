@@ -8,11 +8,12 @@
 namespace ultima::cli {
 
 struct BenchInputs {
-  std::vector<float> planes;               // count x kInputSize
+  std::vector<float> planes;               // count x planes x 64
   std::vector<std::int32_t> offsets{0};    // count + 1
   std::vector<std::int32_t> slots;
 };
 
-BenchInputs make_inputs(int count);
+// `planes`: the network's input planes (nn/encoding.h).
+BenchInputs make_inputs(int count, int planes);
 
 }  // namespace ultima::cli

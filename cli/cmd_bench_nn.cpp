@@ -20,7 +20,7 @@
 
 namespace ultima::cli {
 
-BenchInputs make_inputs(int count) {
+BenchInputs make_inputs(int count, int planes) {
   BenchInputs in;
   std::mt19937_64 rng(12345);
   const Rules rules;
@@ -33,8 +33,8 @@ BenchInputs make_inputs(int count) {
       pos.make(list[std::uniform_int_distribution<int>(0, list.size() - 1)(rng)]);
     }
     if (game_status(pos).over()) continue;
-    const std::vector<float> planes = nn::encode_position(pos);
-    in.planes.insert(in.planes.end(), planes.begin(), planes.end());
+    const std::vector<float> encoded = nn::encode_position(pos, planes);
+    in.planes.insert(in.planes.end(), encoded.begin(), encoded.begin() + planes * nn::kPlaneSize);
     MoveList list;
     generate_legal(pos, list);
     for (const Move& m : list) in.slots.push_back(nn::policy_index(m));
@@ -81,7 +81,6 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 void bench_nn(const BenchNnOptions& options) {
   if (options.batches.empty()) throw std::invalid_argument("--batches: no batch sizes");
   const int largest = *std::max_element(options.batches.begin(), options.batches.end());
-  const BenchInputs in = make_inputs(largest);
   const std::string& backend = options.backend;
   if (backend == "eigen" && !options.config.weights.empty()) {
     // Without LibTorch at all: what a bot with the Eigen backend pays.
@@ -89,12 +88,13 @@ void bench_nn(const BenchNnOptions& options) {
     auto net = nn::EigenNetwork::load(options.config.weights);
     std::printf("%s; model file read and network made in %.3f s (no LibTorch)\n", net->describe().c_str(),
                 seconds_since(load_start));
-    time_batches(*net, in, options, largest);
+    time_batches(*net, make_inputs(largest, net->input_planes()), options, largest);
     return;
   }
   const auto load_start = std::chrono::steady_clock::now();
   std::unique_ptr<nn::Network> net = nn::make_network(options.config);
   const double load_seconds = seconds_since(load_start);
+  const BenchInputs in = make_inputs(largest, net->input_planes());
   if (backend != "eigen") {
     std::printf("%s\n%s; module loaded and network made in %.2f s\n", net->describe().c_str(),
                 nn::nn_library_version().c_str(), load_seconds);

@@ -121,7 +121,7 @@ void bench_selfplay(const BenchSelfPlayOptions& o) {
 
   // The raw network at that batch size, on positions of the games played.
   const int batch = std::max(1, static_cast<int>(std::lround(bs.mean_batch())));
-  const BenchInputs in = make_inputs(batch);
+  const BenchInputs in = make_inputs(batch, evaluator->backend().input_planes());
   std::vector<float> logits(in.slots.size()), wdl(static_cast<std::size_t>(batch) * 3), ml(batch);
   const nn::ForwardBatch fb{batch, in.planes.data(), in.offsets.data(), in.slots.data()};
   const nn::ForwardOutput fo{logits.data(), wdl.data(), ml.data()};

@@ -7,11 +7,13 @@
 #include <cstdint>
 #include <string>
 
+#include "nn/encoding.h"
+
 namespace ultima::nn {
 
 struct ForwardBatch {
   int size = 0;
-  const float* planes = nullptr;              // size x kInputSize
+  const float* planes = nullptr;              // size x input_planes() x 64: each position's first planes
   const std::int32_t* move_offsets = nullptr; // size + 1; position i's moves are [offsets[i], offsets[i+1])
   const std::int32_t* move_slots = nullptr;   // policy slots (policy_index.h) of the legal moves
 };
@@ -29,6 +31,9 @@ class NetworkBackend {
   virtual void forward(const ForwardBatch& batch, const ForwardOutput& out) = 0;
   // "net 6x64 se16, cpu fp32" and the like.
   virtual std::string describe() const = 0;
+  // How many of encoding.h's planes the network reads (kPlainPlanes or
+  // kInputPlanes); the evaluator encodes that many per position.
+  virtual int input_planes() const { return kInputPlanes; }
 };
 
 }  // namespace ultima::nn

@@ -26,6 +26,7 @@ std::uint64_t rules_code(const Rules& r) {
 // Encodes the inputs and lists their legal moves' slots (the shape a forward
 // pass takes).
 struct EncodedBatch {
+  int input_planes = kInputPlanes;  // the network's: each position's planes * 64 floats
   std::vector<float> planes;
   std::vector<std::int32_t> offsets{0};
   std::vector<std::int32_t> slots;
@@ -49,7 +50,8 @@ struct EncodedBatch {
   void add_planes(const Position& pos) {
     const std::size_t at = planes.size();
     planes.resize(at + kInputSize);
-    encode_position(pos, std::span<float, kInputSize>(planes.data() + at, kInputSize));
+    encode_position(pos, std::span<float, kInputSize>(planes.data() + at, kInputSize), input_planes);
+    planes.resize(at + static_cast<std::size_t>(input_planes) * kPlaneSize);  // the network reads the first ones
   }
   void add(const EvalInput& in) {
     add_moves(in);
@@ -153,6 +155,10 @@ struct BatchingEvaluator::Call {
 BatchingEvaluator::BatchingEvaluator(std::shared_ptr<NetworkBackend> backend, BatchingOptions options)
     : backend_(std::move(backend)), options_(options) {
   if (!backend_) throw std::invalid_argument("BatchingEvaluator: no network");
+  input_planes_ = backend_->input_planes();
+  if (input_planes_ < 1 || input_planes_ > kInputPlanes)
+    throw std::invalid_argument("BatchingEvaluator: the network reads " + std::to_string(input_planes_) +
+                                " input planes, more than the " + std::to_string(kInputPlanes) + " there are");
   if (options_.max_batch < 1) throw std::invalid_argument("max_batch must be at least 1");
   if (options_.max_wait_us < 0) throw std::invalid_argument("max_wait_us must not be negative");
   if (options_.workers < 1) throw std::invalid_argument("workers must be at least 1");
@@ -194,6 +200,7 @@ void BatchingEvaluator::evaluate(std::span<const EvalInput> inputs, std::span<Ev
   if (outputs.size() < inputs.size()) throw std::invalid_argument("evaluate: fewer outputs than inputs");
   positions_ += inputs.size();
   Call call;
+  call.encoded.input_planes = input_planes_;
   std::vector<int> asked;  // input index of each queued position
   std::vector<std::uint64_t> keys;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
@@ -238,6 +245,7 @@ void BatchingEvaluator::evaluate(std::span<const EvalInput> inputs, std::span<Ev
 
 void BatchingEvaluator::evaluate_direct(std::span<const EvalInput> inputs, std::span<EvalOutput> outputs) {
   EncodedBatch batch;
+  batch.input_planes = input_planes_;
   for (const EvalInput& in : inputs) batch.add(in);
   const int n = batch.size();
   if (n == 0) return;
@@ -285,13 +293,14 @@ void BatchingEvaluator::worker_loop() {
 
 void BatchingEvaluator::run_batch(std::vector<Item>& items) {
   const int n = static_cast<int>(items.size());
-  std::vector<float> planes(static_cast<std::size_t>(n) * kInputSize);
+  const std::size_t stride = static_cast<std::size_t>(input_planes_) * kPlaneSize;
+  std::vector<float> planes(static_cast<std::size_t>(n) * stride);
   std::vector<std::int32_t> offsets{0}, slots;
   for (int k = 0; k < n; ++k) {
     const EncodedBatch& e = items[k].call->encoded;
     const int i = items[k].index;
-    std::memcpy(planes.data() + static_cast<std::size_t>(k) * kInputSize,
-                e.planes.data() + static_cast<std::size_t>(i) * kInputSize, sizeof(float) * kInputSize);
+    std::memcpy(planes.data() + static_cast<std::size_t>(k) * stride, e.planes.data() + static_cast<std::size_t>(i) * stride,
+                sizeof(float) * stride);
     slots.insert(slots.end(), e.slots.begin() + e.offsets[i], e.slots.begin() + e.offsets[i + 1]);
     offsets.push_back(static_cast<std::int32_t>(slots.size()));
   }

@@ -110,6 +110,7 @@ class BatchingEvaluator final : public Evaluator {
   void run_batch(std::vector<Item>& items);
 
   std::shared_ptr<NetworkBackend> backend_;
+  int input_planes_ = 0;  // the backend's
   BatchingOptions options_;
   std::unique_ptr<EvalCache> cache_;
 

@@ -28,6 +28,7 @@ class EigenNetwork final : public NetworkBackend {
 
   void forward(const ForwardBatch& batch, const ForwardOutput& out) override;
   std::string describe() const override;
+  int input_planes() const override { return architecture_.input_planes; }
   const NetArchitecture& architecture() const { return architecture_; }
 
   struct Weights;

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "engine/rules/attacks.h"
+#include "engine/rules/movegen.h"
+
 namespace ultima::nn {
 namespace {
 
@@ -15,9 +18,61 @@ void set_squares(std::span<float, kInputSize> out, int plane, Bitboard squares) 
   while (squares) p[pop_lsb(squares)] = 1.0f;
 }
 
+// The placement after a pseudo-legal move (not a removal) of `mover`.
+BoardBits after(const Position& pos, Color mover, const Move& m) {
+  BoardBits b = pos.bits();
+  const Kind k = kind_of(pos.piece_on(m.from()));
+  b.remove(mover, k, m.from());
+  for (int x = kKing; x <= kChameleon; ++x) b.kind[~mover][x] &= ~m.captures;
+  b.color[~mover] &= ~m.captures;
+  b.occupied = b.color[kWhite] | b.color[kBlack];
+  b.put(mover, k, m.to());
+  return b;
+}
+
+struct SideTactics {
+  Bitboard captures = 0, check_to = 0, check_from = 0, king_safe = 0;
+};
+
+// What the side to move of `pos` can do with its next move.
+SideTactics side_tactics(const Position& pos) {
+  const Color mover = pos.side_to_move();
+  const Bitboard king = pos.pieces(mover, kKing);
+  MoveList list;
+  generate_pseudo_legal(pos, list);
+  SideTactics t;
+  for (const Move& m : list) {
+    if (m.is_removal()) continue;
+    t.captures |= m.captures;
+    const BoardBits b = after(pos, mover, m);
+    if (king_attacked(b, ~mover, pos.rules())) {
+      t.check_to |= square_bb(m.to());
+      t.check_from |= square_bb(m.from());
+    }
+    if ((king & square_bb(m.from())) && !king_attacked(b, mover, pos.rules())) t.king_safe |= square_bb(m.to());
+  }
+  return t;
+}
+
 }  // namespace
 
-void encode_position(const Position& pos, std::span<float, kInputSize> out) {
+void encode_tactics(const Position& pos, std::span<float, kInputSize> out) {
+  std::fill(out.begin() + kPlainPlanes * kPlaneSize, out.begin() + kInputPlanes * kPlaneSize, 0.0f);
+  const SideTactics own = side_tactics(pos);
+  Position passed = pos;
+  passed.make_null();
+  const SideTactics enemy = side_tactics(passed);
+  set_squares(out, kOwnCaptures, own.captures);
+  set_squares(out, kEnemyCaptures, enemy.captures);
+  set_squares(out, kOwnCheckTo, own.check_to);
+  set_squares(out, kOwnCheckFrom, own.check_from);
+  set_squares(out, kEnemyCheckTo, enemy.check_to);
+  set_squares(out, kOwnKingSafe, own.king_safe);
+  set_squares(out, kEnemyKingSafe, enemy.king_safe);
+  fill_plane(out, kInCheck, pos.in_check() ? 1.0f : 0.0f);
+}
+
+void encode_position(const Position& pos, std::span<float, kInputSize> out, int planes) {
   std::fill(out.begin(), out.end(), 0.0f);
   const Color us = pos.side_to_move();
   const Color them = ~us;
@@ -41,11 +96,12 @@ void encode_position(const Position& pos, std::span<float, kInputSize> out) {
   if (pos.repetition_count() >= 2) fill_plane(out, kRepeated, 1);
   fill_plane(out, kHalfmoveClock, std::min(pos.halfmove_clock(), 100) / 100.0f);
   fill_plane(out, kOnes, 1);
+  if (planes > kPlainPlanes) encode_tactics(pos, out);
 }
 
-std::vector<float> encode_position(const Position& pos) {
+std::vector<float> encode_position(const Position& pos, int planes) {
   std::vector<float> out(kInputSize);
-  encode_position(pos, std::span<float, kInputSize>(out.data(), kInputSize));
+  encode_position(pos, std::span<float, kInputSize>(out.data(), kInputSize), planes);
   return out;
 }
 
@@ -74,7 +130,9 @@ const char* plane_name(int plane) {
       "enemy-immobilizer", "enemy-chameleon",   "own-frozen",              "enemy-frozen",
       "rule-leaper-single", "rule-chameleon-shape", "rule-removal-forbidden", "rule-immobilizer-neutralized",
       "rule-stalemate-draw", "rule-king-capture", "repeated",                "halfmove-clock",
-      "ones"};
+      "ones",              "own-captures",      "enemy-captures",          "own-check-to",
+      "own-check-from",    "enemy-check-to",    "own-king-safe",           "enemy-king-safe",
+      "in-check"};
   return plane >= 0 && plane < kInputPlanes ? names[plane] : "?";
 }
 

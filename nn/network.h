@@ -66,6 +66,7 @@ class Network final : public NetworkBackend {
 
   void forward(const ForwardBatch& batch, const ForwardOutput& out) override;
   std::string describe() const override;
+  int input_planes() const override { return architecture_.input_planes; }
   const NetArchitecture& architecture() const { return architecture_; }
   // The header of the file it was loaded from (default for random nets).
   const ModelHeader& header() const { return header_; }

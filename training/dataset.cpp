@@ -116,9 +116,15 @@ BatchSampler::BatchSampler(std::uint64_t seed, int batch_size, bool symmetries, 
   if (!(q_ratio >= 0 && q_ratio <= 1)) throw std::invalid_argument("q_ratio must be in [0, 1]");
 }
 
-void BatchData::reset(int rows) {
+void BatchData::reset(int rows, int planes_per_row) {
+  if (planes_per_row < 1 || planes_per_row > nn::kInputPlanes)
+    throw std::invalid_argument("a batch row has 1 to " + std::to_string(nn::kInputPlanes) + " planes, not " +
+                                std::to_string(planes_per_row));
   size = rows;
-  planes.resize(std::size_t(rows) * nn::kInputSize);
+  input_planes = planes_per_row;
+  // Room for a whole encoding after the last row: rows are unpacked in full
+  // and then overlap, each keeping its first input_planes planes.
+  planes.resize(rows > 0 ? std::size_t(rows - 1) * input_planes * nn::kPlaneSize + nn::kInputSize : 0);
   policy_offsets.assign(1, 0);
   policy_offsets.reserve(std::size_t(rows) + 1);
   policy_slots.clear();
@@ -146,8 +152,10 @@ void write_sample(const selfplay::Sample& sample, BatchData& out, int row, float
   if (row < 0 || row >= out.size || out.policy_offsets.size() != std::size_t(row) + 1)
     throw std::logic_error("batch rows are written in order: row " + std::to_string(row) + " after " +
                            std::to_string(out.policy_offsets.size() - 1) + " of " + std::to_string(out.size));
-  selfplay::unpack_planes(sample, std::span<float, nn::kInputSize>(out.planes.data() + std::size_t(row) * nn::kInputSize,
-                                                                  nn::kInputSize));
+  selfplay::unpack_planes(sample,
+                          std::span<float, nn::kInputSize>(
+                              out.planes.data() + std::size_t(row) * out.input_planes * nn::kPlaneSize, nn::kInputSize),
+                          out.input_planes);
   for (const selfplay::PolicyTarget& t : sample.policy) {
     out.policy_slots.push_back(t.slot);
     out.policy_weights.push_back(t.probability);
@@ -188,6 +196,13 @@ void shuffle_indices(std::vector<std::uint32_t>& out, std::uint64_t size, std::u
 
 }  // namespace
 
+void BatchSampler::set_input_planes(int planes) {
+  if (planes < 1 || planes > nn::kInputPlanes)
+    throw std::invalid_argument("the network reads 1 to " + std::to_string(nn::kInputPlanes) + " planes, not " +
+                                std::to_string(planes));
+  input_planes_ = planes;
+}
+
 void BatchSampler::set_focus(std::vector<std::uint64_t> indices, double share) {
   if (!(share >= 0 && share < 1)) throw std::invalid_argument("the focus share must be in [0, 1)");
   focus_ = std::move(indices);
@@ -200,7 +215,7 @@ void BatchSampler::fill(const SampleStore& store, std::uint64_t begin, std::uint
   if (end > store.total() || begin >= end) throw std::invalid_argument("the training window is empty");
   const std::uint64_t size = end - begin;
   const int share = batch_size_ / ranks_, first = rank_ * share;
-  out.reset(share);
+  out.reset(share, input_planes_);
   // Row r is a focus row when floor((r + 1) * f / b) passes floor(r * f / b):
   // f of the b rows, spread evenly, each rank's share the same whatever it is.
   const std::uint64_t b = batch_size_, f = focus_rows_;

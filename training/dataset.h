@@ -82,15 +82,17 @@ class SampleStore {
 // row i's entries [policy_offsets[i], policy_offsets[i + 1]).
 struct BatchData {
   int size = 0;
-  std::vector<float> planes;                      // size x kInputSize
+  int input_planes = nn::kInputPlanes;            // the network's (nn/encoding.h)
+  std::vector<float> planes;                      // size x input_planes x 64
   std::vector<std::int32_t> policy_offsets{0};    // rows written + 1
   std::vector<std::int32_t> policy_slots;         // policy_index.h slots
   std::vector<float> policy_weights;              // their probabilities
   std::vector<float> wdl;                         // size x 3
   std::vector<float> moves_left;                  // size
 
-  // Empty rows of `rows` positions, to be written from row 0 on.
-  void reset(int rows);
+  // Empty rows of `rows` positions of `planes` planes each, to be written
+  // from row 0 on.
+  void reset(int rows, int planes = nn::kInputPlanes);
   // Row `row`'s policy target as kPolicySize probabilities.
   std::vector<float> dense_policy(int row) const;
   // nn::Trainer's view of it.
@@ -123,6 +125,9 @@ class BatchSampler {
   // `indices`); the other rows draw from the window as before. Share 0 or no
   // indices: every row from the window, the batches of a sampler without it.
   void set_focus(std::vector<std::uint64_t> indices, double share);
+  // The planes each row holds: the network's input planes (nn/encoding.h;
+  // the tactics planes are computed only for a network that reads them).
+  void set_input_planes(int planes);
   void fill(const SampleStore& store, std::uint64_t begin, std::uint64_t end, std::uint64_t batch_number,
             BatchData& out);
 
@@ -132,6 +137,7 @@ class BatchSampler {
   bool symmetries_;
   float q_ratio_;
   int rank_ = 0, ranks_ = 1;
+  int input_planes_ = nn::kInputPlanes;
   // The permutation of the current pass, for the window it was made for.
   std::uint64_t perm_begin_ = 0, perm_end_ = 0, perm_pass_ = ~0ULL;
   std::vector<std::uint32_t> perm_;

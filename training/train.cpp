@@ -146,6 +146,7 @@ TrainingRun::TrainingRun(const selfplay::RunDir& run, TrainConfig config, nn::De
   const std::string first = run_.model_path(0);
   const nn::ModelFile model = nn::read_model_file(first);
   architecture_ = model.header.architecture;
+  sampler_.set_input_planes(architecture_.input_planes);
   nn::TrainerOptions options;
   options.optimizer = config_.optimizer;
   options.momentum = config_.momentum;

@@ -247,11 +247,52 @@ std::string compress(const std::string& path, const std::string& raw) {
   return out;
 }
 
+// The position a sample was packed from, as far as the tactics planes see
+// it: "own" pieces as White to move (the rules treat both colours alike),
+// the rule switches from the flags. Its history is not known.
+Position sample_position(const Sample& sample) {
+  Rules rules;
+  if (sample.flags & (1u << (nn::kRuleLeaperSingle - nn::kRuleLeaperSingle))) rules.leaper = LeaperRule::kSingle;
+  if (sample.flags & (1u << (nn::kRuleChameleonShape - nn::kRuleLeaperSingle))) rules.chameleon = ChameleonRule::kShape;
+  if (sample.flags & (1u << (nn::kRuleRemovalForbidden - nn::kRuleLeaperSingle))) rules.removal = RemovalRule::kForbidden;
+  if (sample.flags & (1u << (nn::kRuleImmobilizerNeutralized - nn::kRuleLeaperSingle)))
+    rules.frozen_immobilizer = FrozenImmobilizerRule::kNeutralized;
+  if (sample.flags & (1u << (nn::kRuleStalemateDraw - nn::kRuleLeaperSingle))) rules.stalemate = StalemateRule::kDraw;
+  if (sample.flags & (1u << (nn::kRuleKingCapture - nn::kRuleLeaperSingle))) rules.objective = Objective::kKingCapture;
+  std::string fen;
+  for (int rank = 7; rank >= 0; --rank) {
+    int empty = 0;
+    for (int file = 0; file < 8; ++file) {
+      const int s = rank * 8 + file;
+      char c = 0;
+      for (int k = kKing; k <= kChameleon; ++k) {
+        if (sample.planes[nn::kOwnPieces + nn::kind_plane(Kind(k))] >> s & 1) c = piece_char(make_piece(kWhite, Kind(k)));
+        if (sample.planes[nn::kEnemyPieces + nn::kind_plane(Kind(k))] >> s & 1) c = piece_char(make_piece(kBlack, Kind(k)));
+      }
+      if (!c) {
+        ++empty;
+        continue;
+      }
+      if (empty) fen += static_cast<char>('0' + empty);
+      empty = 0;
+      fen += c;
+    }
+    if (empty) fen += static_cast<char>('0' + empty);
+    if (rank) fen += '/';
+  }
+  fen += " w " + std::to_string(sample.halfmove_clock) + " 1";
+  try {
+    return Position::from_fen(fen, rules);
+  } catch (const FenError& e) {
+    throw std::runtime_error(std::string("a sample's pieces are not a position (") + e.what() + ")");
+  }
+}
+
 }  // namespace
 
 void pack_position(const Position& pos, Sample& sample) {
   std::array<float, nn::kInputSize> planes;
-  nn::encode_position(pos, planes);
+  nn::encode_position(pos, planes, nn::kPlainPlanes);  // the stored planes only
   for (int p = 0; p < 16; ++p) {
     std::uint64_t bits = 0;
     for (int s = 0; s < nn::kPlaneSize; ++s)
@@ -267,7 +308,7 @@ void pack_position(const Position& pos, Sample& sample) {
   sample.white_to_move = pos.side_to_move() == kWhite ? 1 : 0;
 }
 
-void unpack_planes(const Sample& sample, std::span<float, nn::kInputSize> out) {
+void unpack_planes(const Sample& sample, std::span<float, nn::kInputSize> out, int planes) {
   std::fill(out.begin(), out.end(), 0.0f);
   for (int p = 0; p < 16; ++p) {
     float* plane = out.data() + p * nn::kPlaneSize;
@@ -279,6 +320,7 @@ void unpack_planes(const Sample& sample, std::span<float, nn::kInputSize> out) {
   // The same arithmetic as encode_position, so the floats match bit for bit.
   fill(nn::kHalfmoveClock, std::min(static_cast<int>(sample.halfmove_clock), 100) / 100.0f);
   fill(nn::kOnes, 1.0f);
+  if (planes > nn::kPlainPlanes) nn::encode_tactics(sample_position(sample), out);
 }
 
 Sample transform_sample(const Sample& sample, Symmetry sym) {

@@ -55,9 +55,10 @@ struct Sample {
 
 // The planes of a position, packed. The other fields are left as they are.
 void pack_position(const Position& pos, Sample& sample);
-// The full float planes (nn::kInputSize) of a sample: encode_position's
-// output for the position it was packed from.
-void unpack_planes(const Sample& sample, std::span<float, nn::kInputSize> out);
+// The float planes (nn::kInputSize) of a sample: encode_position's output
+// with `planes` planes for the position it was packed from. The tactics
+// planes are found again from the pieces (a sample stores no moves).
+void unpack_planes(const Sample& sample, std::span<float, nn::kInputSize> out, int planes = nn::kInputPlanes);
 // The sample seen through a symmetry: planes and policy slots moved alike.
 Sample transform_sample(const Sample& sample, Symmetry sym);
 

@@ -261,6 +261,18 @@ if [ -e "$(dirname "$ultima")/libultima_nn.so" ]; then
   [ "$(cat "$tmp/run/selfplay"/tx-mates-* | cksum)" = "$tx_sum" ] || fail "a repeated selfplay --tactics changed its shards"
   expect_error "give --games, or tactics.positions" selfplay --run-dir "$tmp/run" --tactics
   expect_error "--watch excludes --tactics" selfplay --run-dir "$tmp/run" --tactics --watch --games 1
+  # A network that reads the tactics planes (network.input_planes: 33): made
+  # by init, trained on those mates, and searched with.
+  printf 'base: %s\nnetwork:\n  input_planes: 33\n' "$configs/tiny.yaml" > "$tmp/planes.yaml"
+  "$ultima" init --run-dir "$tmp/planes" --config "$tmp/planes.yaml" > /dev/null || fail "init with input_planes 33"
+  header=$(head -c 300 "$tmp/planes/models/model-000000.unn" | tr -d '\000')
+  case "$header" in *$'\nencoding 2\n'*$'\ninput_planes 33\n'*) ;; *) fail "model 0 does not read encoding 2: [$header]";; esac
+  cp "$tmp/run/selfplay"/tx-mates-* "$tmp/planes/selfplay/"
+  "$ultima" train --run-dir "$tmp/planes" --steps 2 > /dev/null 2> "$tmp/planes.log" ||
+    { cat "$tmp/planes.log"; fail "training a 33-plane network"; }
+  planes_bench=$("$ultima" bench solver --positions 1 --playouts 16 --net "weights=$tmp/planes/models/model-000001.unn") ||
+    fail "bench solver with a 33-plane network"
+  case "$planes_bench" in *"mate in 2"*) ;; *) fail "bench solver with a 33-plane network: [$planes_bench]";; esac
   head -c 300 "$tmp/run/models/model-000000.unn" > "$tmp/short.unn" && mv "$tmp/short.unn" "$tmp/run/models/model-000000.unn"
   expect_error "model-000000.unn: truncated" selfplay --run-dir "$tmp/run" --games 2
 else

@@ -21,6 +21,7 @@
 #include "nn/encoding.h"
 #include "nn/model_file.h"
 #include "nn/policy_index.h"
+#include "engine/rules/movegen.h"
 #include "test_util.h"
 
 namespace ultima {
@@ -143,6 +144,68 @@ TEST(NnEncoding, PlanesCommuteWithTheEightSymmetries) {
       EXPECT_EQ(transform_planes(transform_planes(planes, sym), inverse(sym)), planes);
     }
   }
+}
+
+// The tactics planes found again the slow way: every pseudo-legal move
+// (removals aside) played on the Position and the kings' check tested there.
+std::vector<float> tactics_by_making(const Position& start) {
+  std::vector<float> out(kInputSize, 0.0f);
+  auto mark = [&](int plane, Square s) { out[plane * 64 + s] = 1.0f; };
+  for (const bool enemy : {false, true}) {
+    Position pos = start;
+    if (enemy) pos.make_null();
+    const Color mover = pos.side_to_move();
+    MoveList list;
+    generate_pseudo_legal(pos, list);
+    for (const Move& m : list) {
+      if (m.is_removal()) continue;
+      for (Bitboard c = m.captures; c;) mark(enemy ? kEnemyCaptures : kOwnCaptures, pop_lsb(c));
+      const bool king = kind_of(pos.piece_on(m.from())) == kKing;
+      pos.make(m);
+      if (pos.in_check(~mover)) {
+        mark(enemy ? kEnemyCheckTo : kOwnCheckTo, m.to());
+        if (!enemy) mark(kOwnCheckFrom, m.from());
+      }
+      if (king && !pos.in_check(mover)) mark(enemy ? kEnemyKingSafe : kOwnKingSafe, m.to());
+      pos.unmake();
+    }
+  }
+  if (start.in_check()) std::fill_n(out.begin() + kInCheck * 64, 64, 1.0f);
+  return out;
+}
+
+TEST(NnEncoding, TacticsPlanesMatchMovesPlayedOnTheBoard) {
+  int checks = 0, safe = 0, captures = 0;
+  for (const Position& pos : sample_positions(40, 14)) {
+    const std::vector<float> planes = encode_position(pos);
+    const std::vector<float> expected = tactics_by_making(pos);
+    for (int p = kPlainPlanes; p < kInputPlanes; ++p)
+      for (Square s = 0; s < 64; ++s)
+        ASSERT_EQ(plane_value(planes, p, s), plane_value(expected, p, s)) << pos.fen() << " " << plane_name(p) << " " << s;
+    checks += plane_sum(planes, kOwnCheckTo) > 0;
+    safe += plane_sum(planes, kOwnKingSafe) > 0;
+    captures += plane_sum(planes, kOwnCaptures) > 0;
+  }
+  // The sample has positions of each kind, so the comparison saw them.
+  EXPECT_GT(checks, 10);
+  EXPECT_GT(safe, 10);
+  EXPECT_GT(captures, 10);
+}
+
+TEST(NnEncoding, PlainEncodingIsTheFirstPlanesAndLeavesTheRestZero) {
+  const Position start = Position::start();
+  const std::vector<float> full = encode_position(start);
+  // Nothing can be captured, checked or stepped to at the start.
+  for (int p = kPlainPlanes; p < kInputPlanes; ++p) EXPECT_EQ(plane_sum(full, p), 0.0f) << plane_name(p);
+  for (const Position& pos : sample_positions(10, 15)) {
+    const std::vector<float> all = encode_position(pos), plain = encode_position(pos, kPlainPlanes);
+    ASSERT_TRUE(std::equal(plain.begin(), plain.begin() + kPlainPlanes * 64, all.begin())) << pos.fen();
+    ASSERT_TRUE(std::all_of(plain.begin() + kPlainPlanes * 64, plain.end(), [](float f) { return f == 0.0f; }));
+  }
+  EXPECT_EQ(encoding_version(kPlainPlanes), 1);
+  EXPECT_EQ(encoding_version(kInputPlanes), 2);
+  EXPECT_EQ(encoding_version(24), 0);
+  EXPECT_STREQ(plane_name(kInCheck), "in-check");
 }
 
 // ---- policy slots
@@ -277,6 +340,20 @@ TEST(NnModelFile, RoundTripAndReadableHeader) {
   const std::string text = slurp(path);
   EXPECT_EQ(text.rfind("ULTIMA-NN\nformat 1\n", 0), 0u);
   EXPECT_NE(text.find("\nblocks 3\nchannels 24\n"), std::string::npos);
+  EXPECT_NE(text.find("\nencoding 1\n"), std::string::npos);
+  EXPECT_NE(text.find("\ninput_planes 25\n"), std::string::npos);
+  // A network that reads the tactics planes records encoding 2.
+  ModelHeader tactics = sample_header();
+  tactics.architecture.input_planes = kInputPlanes;
+  write_model_file(path, tactics, payload);
+  EXPECT_EQ(read_model_header(path).architecture.input_planes, kInputPlanes);
+  EXPECT_NE(slurp(path).find("\nencoding 2\n"), std::string::npos);
+  std::string mismatched = slurp(path);
+  mismatched.replace(mismatched.find("encoding 2"), 10, "encoding 1");
+  spit(path, mismatched);
+  EXPECT_NE(load_error(path).find("reads input encoding 1 with 33 planes"), std::string::npos) << load_error(path);
+  tactics.architecture.input_planes = 30;
+  EXPECT_THROW(write_model_file(path, tactics, payload), ModelFileError);
   // No temporary file is left behind.
   for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(path).parent_path()))
     EXPECT_EQ(entry.path().string().find(path + ".tmp"), std::string::npos);
@@ -532,6 +609,48 @@ class FakeNetwork : public NetworkBackend {
   std::condition_variable gate_cv;
   bool gate_open = true;
 };
+
+// Keeps the planes of every position it is asked about.
+class RecordingNetwork : public NetworkBackend {
+ public:
+  explicit RecordingNetwork(int planes) : planes_(planes) {}
+  void forward(const ForwardBatch& batch, const ForwardOutput& out) override {
+    seen.insert(seen.end(), batch.planes, batch.planes + static_cast<std::size_t>(batch.size) * planes_ * 64);
+    std::fill_n(out.policy_logits, batch.move_offsets[batch.size], 0.0f);
+    std::fill_n(out.wdl_logits, 3 * batch.size, 0.0f);
+    std::fill_n(out.moves_left, batch.size, 0.0f);
+  }
+  std::string describe() const override { return "recording"; }
+  int input_planes() const override { return planes_; }
+  std::vector<float> seen;
+
+ private:
+  int planes_;
+};
+
+TEST(NnBatchingEvaluator, SendsEachPositionWithTheNetworksPlanesOnly) {
+  const std::vector<Position> positions = sample_positions(3, 16);
+  std::vector<MoveList> lists(positions.size());
+  std::vector<EvalInput> inputs;
+  for (std::size_t i = 0; i < positions.size(); ++i) {
+    generate_legal(positions[i], lists[i]);
+    inputs.push_back(EvalInput{&positions[i], &lists[i]});
+  }
+  for (const int planes : {kPlainPlanes, kInputPlanes}) {
+    auto net = std::make_shared<RecordingNetwork>(planes);
+    BatchingOptions options;
+    options.max_batch = 64;
+    BatchingEvaluator evaluator(net, options);
+    std::vector<EvalOutput> outputs(inputs.size());
+    evaluator.evaluate(inputs, outputs);
+    ASSERT_EQ(net->seen.size(), positions.size() * planes * 64) << planes;
+    for (std::size_t i = 0; i < positions.size(); ++i) {
+      const std::vector<float> expected = encode_position(positions[i]);
+      ASSERT_TRUE(std::equal(expected.begin(), expected.begin() + planes * 64, net->seen.begin() + i * planes * 64))
+          << planes << " planes, position " << i;
+    }
+  }
+}
 
 void expect_same(const EvalOutput& a, const EvalOutput& b) {
   ASSERT_EQ(a.policy.size(), b.policy.size());

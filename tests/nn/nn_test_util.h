@@ -19,10 +19,12 @@ inline const bool kNnModuleSet = [] {
   return true;
 }();
 
-// A net of `blocks` residual blocks of 16 channels (SE 4), the other fields
-// at their defaults: quick to run and to train.
+// A net of `blocks` residual blocks of 16 channels (SE 4) reading all the
+// input planes (rows of nn::kInputSize floats), the other fields at their
+// defaults: quick to run and to train.
 inline nn::NetArchitecture narrow_architecture(int blocks) {
   nn::NetArchitecture a;
+  a.input_planes = nn::kInputPlanes;
   a.blocks = blocks;
   a.channels = 16;
   a.se_channels = 4;

@@ -1809,6 +1809,9 @@ TEST(RunConfig, BadKeysAndValuesAreErrorsNamingTheKey) {
   expect_config_error("training:\n  ema_halflife: -1\n", "ema_halflife");
   expect_config_error("evaluation:\n  gumbel_noise: -1\n", "evaluation.gumbel_noise");
   expect_config_error("network: 3\n", "network");
+  expect_config_error("network:\n  input_planes: 30\n", "network.input_planes must be 25 (the pieces and rules) or 33");
+  EXPECT_EQ(loop::RunConfig::parse("network:\n  input_planes: 33\n", "test.yaml").network.input_planes, 33);
+  EXPECT_EQ(loop::RunConfig::parse("name: x\n", "test.yaml").network.input_planes, 25);
 }
 
 // ---------------------------------------------------------------------------

@@ -16,6 +16,7 @@
 #include "engine/play/player_spec.h"
 #include "engine/rules/file_io.h"
 #include "nn/data/run_dir.h"
+#include "nn/encoding.h"
 
 namespace ultima::loop {
 namespace {
@@ -115,6 +116,7 @@ void visit_keys(Config& c, Visitor& v) {
   v.key("seed", c.seed);
   v.section("network", [&] {
     auto& n = c.network;
+    v.key("input_planes", n.input_planes);
     v.key("blocks", n.blocks);
     v.key("channels", n.channels);
     v.key("se_channels", n.se_channels);
@@ -380,6 +382,10 @@ RunConfig RunConfig::from_yaml(const YAML::Node& file, const std::string& source
   auto check = [&](std::string_view section, Section& sec) {
     if (section == "network") {
       c.network = c.network.completed();
+      if (nn::encoding_version(c.network.input_planes) == 0)
+        sec.fail_key("input_planes", "must be " + std::to_string(nn::kPlainPlanes) + " (the pieces and rules) or " +
+                                         std::to_string(nn::kInputPlanes) + " (with the tactics planes), not " +
+                                         std::to_string(c.network.input_planes));
       wrap([&] { c.network.validate(); });
     } else if (section == "inference") {
       if (!nn::valid_device(c.inference.device))
