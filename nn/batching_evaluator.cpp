@@ -156,9 +156,7 @@ BatchingEvaluator::BatchingEvaluator(std::shared_ptr<NetworkBackend> backend, Ba
     : backend_(std::move(backend)), options_(options) {
   if (!backend_) throw std::invalid_argument("BatchingEvaluator: no network");
   input_planes_ = backend_->input_planes();
-  if (input_planes_ < 1 || input_planes_ > kInputPlanes)
-    throw std::invalid_argument("BatchingEvaluator: the network reads " + std::to_string(input_planes_) +
-                                " input planes, more than the " + std::to_string(kInputPlanes) + " there are");
+  check_input_planes(input_planes_, "BatchingEvaluator: the network");
   if (options_.max_batch < 1) throw std::invalid_argument("max_batch must be at least 1");
   if (options_.max_wait_us < 0) throw std::invalid_argument("max_wait_us must not be negative");
   if (options_.workers < 1) throw std::invalid_argument("workers must be at least 1");

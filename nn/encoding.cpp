@@ -72,6 +72,12 @@ void encode_tactics(const Position& pos, std::span<float, kInputSize> out) {
   fill_plane(out, kInCheck, pos.in_check() ? 1.0f : 0.0f);
 }
 
+void check_input_planes(int planes, const std::string& reader) {
+  if (planes < 1 || planes > kInputPlanes)
+    throw std::invalid_argument(reader + " reads " + std::to_string(planes) + " input planes; there are 1 to " +
+                                std::to_string(kInputPlanes));
+}
+
 void encode_position(const Position& pos, std::span<float, kInputSize> out, int planes) {
   std::fill(out.begin(), out.end(), 0.0f);
   const Color us = pos.side_to_move();

@@ -12,6 +12,7 @@
 
 #include <array>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "engine/rules/position.h"
@@ -55,6 +56,10 @@ constexpr int kInputSize = kInputPlanes * kPlaneSize;
 constexpr int encoding_version(int planes) {
   return planes == kPlainPlanes ? 1 : planes == kInputPlanes ? 2 : 0;
 }
+
+// Throws std::invalid_argument unless 1 <= planes <= kInputPlanes, naming
+// `reader` (what was to read that many planes).
+void check_input_planes(int planes, const std::string& reader);
 
 // The plane of a piece kind (kKing..kChameleon) within the own/enemy group.
 constexpr int kind_plane(Kind k) { return static_cast<int>(k) - 1; }

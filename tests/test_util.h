@@ -46,31 +46,15 @@ inline Position random_game_position(const Rules& rules, std::mt19937_64& rng, i
 inline Position random_placement(const Rules& rules, std::mt19937_64& rng, int extra) {
   static const char kPieces[] = "PWLCIXpwlcix";
   for (;;) {
-    std::string board(64, '.');
+    std::array<Piece, 64> board{};
     std::vector<int> squares(64);
     for (int i = 0; i < 64; ++i) squares[i] = i;
     std::shuffle(squares.begin(), squares.end(), rng);
-    board[squares[0]] = 'K';
-    board[squares[1]] = 'k';
+    board[squares[0]] = piece_from_char('K');
+    board[squares[1]] = piece_from_char('k');
     const int n = std::uniform_int_distribution<int>(0, extra)(rng);
-    for (int i = 0; i < n; ++i) board[squares[2 + i]] = kPieces[rng() % 12];
-    std::string fen;
-    for (int rank = 7; rank >= 0; --rank) {
-      int run = 0;
-      for (int file = 0; file < 8; ++file) {
-        const char c = board[rank * 8 + file];
-        if (c == '.') {
-          ++run;
-          continue;
-        }
-        if (run) fen += static_cast<char>('0' + run);
-        run = 0;
-        fen += c;
-      }
-      if (run) fen += static_cast<char>('0' + run);
-      if (rank) fen += '/';
-    }
-    fen += (rng() & 1) ? " w 0 1" : " b 0 1";
+    for (int i = 0; i < n; ++i) board[squares[2 + i]] = piece_from_char(kPieces[rng() % 12]);
+    const std::string fen = fen_placement(board) + ((rng() & 1) ? " w 0 1" : " b 0 1");
     try {
       return Position::from_fen(fen, rules);
     } catch (const FenError&) {
@@ -82,37 +66,17 @@ inline Position random_placement(const Rules& rules, std::mt19937_64& rng, int e
 // Builds a FEN from a list like "Kc4 If4 ke5 wd3" (upper case White, lower
 // case Black), so that the positions below read as piece lists.
 inline std::string fen_of(std::string_view pieces, char side = 'w', int halfmove = 0) {
-  std::array<std::array<char, 8>, 8> board{};  // [rank][file], 0 = empty
+  std::array<Piece, 64> board{};
   std::istringstream in{std::string(pieces)};
   std::string token;
   while (in >> token) {
     const Square s = token.size() == 3 ? parse_square(token.substr(1)) : kNoSquare;
     if (s == kNoSquare || piece_from_char(token[0]) == kEmpty)
       throw std::logic_error("bad piece token '" + token + "'");
-    char& cell = board[rank_of(s)][file_of(s)];
-    if (cell) throw std::logic_error("two pieces on " + token.substr(1));
-    cell = token[0];
+    if (board[s] != kEmpty) throw std::logic_error("two pieces on " + token.substr(1));
+    board[s] = piece_from_char(token[0]);
   }
-  std::string fen;
-  for (int rank = 7; rank >= 0; --rank) {
-    int empty = 0;
-    for (int file = 0; file < 8; ++file) {
-      const char c = board[rank][file];
-      if (!c) {
-        ++empty;
-        continue;
-      }
-      if (empty) fen += static_cast<char>('0' + empty);
-      empty = 0;
-      fen += c;
-    }
-    if (empty) fen += static_cast<char>('0' + empty);
-    if (rank) fen += '/';
-  }
-  fen += ' ';
-  fen += side;
-  fen += ' ' + std::to_string(halfmove) + " 1";
-  return fen;
+  return fen_placement(board) + ' ' + side + ' ' + std::to_string(halfmove) + " 1";
 }
 
 inline Position make_pos(std::string_view pieces, char side = 'w', const Rules& rules = Rules{},

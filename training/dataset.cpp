@@ -117,9 +117,7 @@ BatchSampler::BatchSampler(std::uint64_t seed, int batch_size, bool symmetries, 
 }
 
 void BatchData::reset(int rows, int planes_per_row) {
-  if (planes_per_row < 1 || planes_per_row > nn::kInputPlanes)
-    throw std::invalid_argument("a batch row has 1 to " + std::to_string(nn::kInputPlanes) + " planes, not " +
-                                std::to_string(planes_per_row));
+  nn::check_input_planes(planes_per_row, "a batch row");
   size = rows;
   input_planes = planes_per_row;
   // Room for a whole encoding after the last row: rows are unpacked in full
@@ -197,9 +195,7 @@ void shuffle_indices(std::vector<std::uint32_t>& out, std::uint64_t size, std::u
 }  // namespace
 
 void BatchSampler::set_input_planes(int planes) {
-  if (planes < 1 || planes > nn::kInputPlanes)
-    throw std::invalid_argument("the network reads 1 to " + std::to_string(nn::kInputPlanes) + " planes, not " +
-                                std::to_string(planes));
+  nn::check_input_planes(planes, "the network");
   input_planes_ = planes;
 }
 

@@ -190,12 +190,12 @@ Position Position::from_fen(std::string_view fen, const Rules& rules) {
   return pos;
 }
 
-std::string Position::fen() const {
+std::string fen_placement(const std::array<Piece, 64>& board) {
   std::string out;
   for (int rank = 7; rank >= 0; --rank) {
     int empty = 0;
     for (int file = 0; file < 8; ++file) {
-      const Piece p = board_[make_square(file, rank)];
+      const Piece p = board[make_square(file, rank)];
       if (p == kEmpty) {
         ++empty;
         continue;
@@ -207,6 +207,11 @@ std::string Position::fen() const {
     if (empty) out += static_cast<char>('0' + empty);
     if (rank) out += '/';
   }
+  return out;
+}
+
+std::string Position::fen() const {
+  std::string out = fen_placement(board_);
   out += side_ == kWhite ? " w " : " b ";
   out += std::to_string(halfmove_clock_) + " " + std::to_string(fullmove_number_);
   return out;

@@ -41,6 +41,11 @@ class FenError : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+// The FEN placement field of a board given square by square (a1 first):
+// ranks 8 down to 1, runs of empty squares as digits. With a side and
+// counters appended it is what Position::from_fen reads.
+std::string fen_placement(const std::array<Piece, 64>& board);
+
 class Position {
  public:
   // The most pieces one move can capture is well below this (a chameleon

@@ -41,35 +41,17 @@ Move transform(const Move& m, Symmetry sym) {
 }
 
 Position transform(const Position& pos, Symmetry sym, bool colour_flip) {
-  std::array<char, 64> board;
-  board.fill(0);
+  std::array<Piece, 64> board{};
   for (Square s = 0; s < 64; ++s) {
     Piece p = pos.piece_on(s);
     if (p != kEmpty && colour_flip) p = make_piece(~color_of(p), kind_of(p));
-    board[transform(s, sym)] = piece_char(p);
+    board[transform(s, sym)] = p;
   }
-  std::string fen;
-  for (int rank = 7; rank >= 0; --rank) {
-    for (int file = 0; file < 8; ++file) fen += board[make_square(file, rank)];
-    if (rank) fen += '/';
-  }
-  // Pack runs of empty squares into digits.
-  std::string packed;
-  int run = 0;
-  for (char c : fen) {
-    if (c == '.') {
-      ++run;
-      continue;
-    }
-    if (run) packed += static_cast<char>('0' + run);
-    run = 0;
-    packed += c;
-  }
-  if (run) packed += static_cast<char>('0' + run);
   const Color side = colour_flip ? ~pos.side_to_move() : pos.side_to_move();
-  packed += side == kWhite ? " w " : " b ";
-  packed += std::to_string(pos.halfmove_clock()) + " " + std::to_string(pos.fullmove_number());
-  return Position::from_fen(packed, pos.rules());
+  return Position::from_fen(fen_placement(board) + (side == kWhite ? " w " : " b ") +
+                                std::to_string(pos.halfmove_clock()) + " " +
+                                std::to_string(pos.fullmove_number()),
+                            pos.rules());
 }
 
 }  // namespace ultima

@@ -251,38 +251,24 @@ std::string compress(const std::string& path, const std::string& raw) {
 // it: "own" pieces as White to move (the rules treat both colours alike),
 // the rule switches from the flags. Its history is not known.
 Position sample_position(const Sample& sample) {
+  // Flag bit i is rule plane kRuleLeaperSingle + i.
+  const auto on = [&](int plane) { return (sample.flags >> (plane - nn::kRuleLeaperSingle) & 1u) != 0; };
   Rules rules;
-  if (sample.flags & (1u << (nn::kRuleLeaperSingle - nn::kRuleLeaperSingle))) rules.leaper = LeaperRule::kSingle;
-  if (sample.flags & (1u << (nn::kRuleChameleonShape - nn::kRuleLeaperSingle))) rules.chameleon = ChameleonRule::kShape;
-  if (sample.flags & (1u << (nn::kRuleRemovalForbidden - nn::kRuleLeaperSingle))) rules.removal = RemovalRule::kForbidden;
-  if (sample.flags & (1u << (nn::kRuleImmobilizerNeutralized - nn::kRuleLeaperSingle)))
-    rules.frozen_immobilizer = FrozenImmobilizerRule::kNeutralized;
-  if (sample.flags & (1u << (nn::kRuleStalemateDraw - nn::kRuleLeaperSingle))) rules.stalemate = StalemateRule::kDraw;
-  if (sample.flags & (1u << (nn::kRuleKingCapture - nn::kRuleLeaperSingle))) rules.objective = Objective::kKingCapture;
-  std::string fen;
-  for (int rank = 7; rank >= 0; --rank) {
-    int empty = 0;
-    for (int file = 0; file < 8; ++file) {
-      const int s = rank * 8 + file;
-      char c = 0;
-      for (int k = kKing; k <= kChameleon; ++k) {
-        if (sample.planes[nn::kOwnPieces + nn::kind_plane(Kind(k))] >> s & 1) c = piece_char(make_piece(kWhite, Kind(k)));
-        if (sample.planes[nn::kEnemyPieces + nn::kind_plane(Kind(k))] >> s & 1) c = piece_char(make_piece(kBlack, Kind(k)));
-      }
-      if (!c) {
-        ++empty;
-        continue;
-      }
-      if (empty) fen += static_cast<char>('0' + empty);
-      empty = 0;
-      fen += c;
+  if (on(nn::kRuleLeaperSingle)) rules.leaper = LeaperRule::kSingle;
+  if (on(nn::kRuleChameleonShape)) rules.chameleon = ChameleonRule::kShape;
+  if (on(nn::kRuleRemovalForbidden)) rules.removal = RemovalRule::kForbidden;
+  if (on(nn::kRuleImmobilizerNeutralized)) rules.frozen_immobilizer = FrozenImmobilizerRule::kNeutralized;
+  if (on(nn::kRuleStalemateDraw)) rules.stalemate = StalemateRule::kDraw;
+  if (on(nn::kRuleKingCapture)) rules.objective = Objective::kKingCapture;
+  std::array<Piece, 64> board{};
+  for (int k = kKing; k <= kChameleon; ++k) {
+    for (Square s = 0; s < 64; ++s) {
+      if (sample.planes[nn::kOwnPieces + nn::kind_plane(Kind(k))] >> s & 1) board[s] = make_piece(kWhite, Kind(k));
+      if (sample.planes[nn::kEnemyPieces + nn::kind_plane(Kind(k))] >> s & 1) board[s] = make_piece(kBlack, Kind(k));
     }
-    if (empty) fen += static_cast<char>('0' + empty);
-    if (rank) fen += '/';
   }
-  fen += " w " + std::to_string(sample.halfmove_clock) + " 1";
   try {
-    return Position::from_fen(fen, rules);
+    return Position::from_fen(fen_placement(board) + " w " + std::to_string(sample.halfmove_clock) + " 1", rules);
   } catch (const FenError& e) {
     throw std::runtime_error(std::string("a sample's pieces are not a position (") + e.what() + ")");
   }
