@@ -48,6 +48,9 @@ struct ThreadTables {
   int history[2][64][64];
   Move pv[kMaxPly + 1][kMaxPly + 1];  // read only up to pv_length: never cleared
   int pv_length[kMaxPly + 1];
+  // The learned evaluation's accumulators, made when a search first uses
+  // a network and kept while the network stays the same.
+  std::unique_ptr<nnue::Evaluator> nnue;
 
   void clear() {
     for (auto& k : killers) k[0] = k[1] = Move{};
@@ -66,6 +69,12 @@ class SearchThread {
         check_mask_(check_mask(limits, owner.threads_, hard_ms)), killers_(tables.killers),
         history_(tables.history), pv_(tables.pv), pv_length_(tables.pv_length) {
     tables.clear();
+    if (owner.network_) {
+      if (!tables.nnue || &tables.nnue->network() != owner.network_.get())
+        tables.nnue = std::make_unique<nnue::Evaluator>(owner.network_);
+      tables.nnue->reset();
+      nnue_ = tables.nnue.get();
+    }
   }
 
   // Iterative deepening. The main thread (id 0) reports and decides when to stop.
@@ -181,8 +190,8 @@ class SearchThread {
     if (hard_ms_ > 0 && elapsed_ms() >= hard_ms_) owner_.stop();
   }
 
-  int evaluate_here() {
-    int score = evaluate(pos_, owner_.weights_);
+  int evaluate_here(int ply) {
+    int score = nnue_ ? nnue_->evaluate(pos_, ply) : evaluate(pos_, owner_.weights_);
     if (owner_.noise_cp_ > 0) {
       const std::uint64_t r = mix64(pos_.key() ^ owner_.noise_seed_);
       score += static_cast<int>(r % (2 * owner_.noise_cp_ + 1)) - owner_.noise_cp_;
@@ -282,7 +291,7 @@ class SearchThread {
     const Color us = pos_.side_to_move();
     if (pos_.king_square(us) == kNoSquare) return -kMateScore + ply;  // king-capture objective
     if (pos_.repetition_count() >= 2 || pos_.bare_kings()) return 0;
-    if (ply >= kMaxPly - 1) return evaluate_here();
+    if (ply >= kMaxPly - 1) return evaluate_here(ply);
 
     // Mate-distance pruning: no line from here beats a mate already found nearer the root.
     alpha = std::max(alpha, -kMateScore + ply);
@@ -299,7 +308,7 @@ class SearchThread {
     }
 
     const bool in_check = pos_.in_check();
-    const int static_eval = tt_hit ? tt.eval : evaluate_here();
+    const int static_eval = tt_hit ? tt.eval : evaluate_here(ply);
 
     // Null move: if passing still holds beta, a real move will too. Not in
     // check, and not with fewer than two free pieces: with a move forced on
@@ -387,7 +396,7 @@ class SearchThread {
     const Color us = pos_.side_to_move();
     if (pos_.king_square(us) == kNoSquare) return -kMateScore + ply;
     if (pos_.repetition_count() >= 2 || pos_.bare_kings()) return 0;
-    if (ply >= kMaxPly - 1) return evaluate_here();
+    if (ply >= kMaxPly - 1) return evaluate_here(ply);
 
     const bool in_check = pos_.in_check();
     MoveList list;
@@ -395,7 +404,7 @@ class SearchThread {
     if (in_check) {
       generate_legal(pos_, list);
       if (list.empty()) return no_move_score(true, ply);
-      if (qdepth >= 3) return evaluate_here();
+      if (qdepth >= 3) return evaluate_here(ply);
     } else {
       MoveList all;
       generate_pseudo_legal(pos_, all);
@@ -406,7 +415,7 @@ class SearchThread {
         if ((any_legal = leaves_king_safe(pos_, m))) break;
       if (!any_legal) return no_move_score(false, ply);
       if (pos_.halfmove_clock() >= 100) return 0;
-      best = evaluate_here();
+      best = evaluate_here(ply);
       if (best >= beta) return best;
       alpha = std::max(alpha, best);
       for (const Move& m : all)
@@ -457,6 +466,7 @@ class SearchThread {
   std::vector<RootMove> completed_;  // the lines of the last finished depth
   std::uint64_t nodes_ = 0, flushed_nodes_ = 0;
   const std::uint64_t check_mask_;
+  nnue::Evaluator* nnue_ = nullptr;  // null: the hand-written evaluation
   int seldepth_ = 0;
   int completed_depth_ = 0;
   Move (&killers_)[kMaxPly][2];

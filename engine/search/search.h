@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/nnue/nnue.h"
 #include "engine/rules/position.h"
 #include "engine/search/static_eval.h"
 #include "engine/search/tt.h"
@@ -74,6 +75,16 @@ class Searcher {
   void set_threads(int threads) { threads_ = threads < 1 ? 1 : threads; }
   void set_weights(const EvalWeights& w) { weights_ = w; }
   const EvalWeights& weights() const { return weights_; }
+  // Evaluates with a learned network (engine/nnue) instead of the weights;
+  // null goes back to the weights. The weights still order captures and
+  // bound the quiescence search's delta pruning.
+  // Changing it forgets the transposition table, whose entries hold the
+  // other evaluation's scores.
+  void set_network(std::shared_ptr<const nnue::Network> net) {
+    if (net != network_) tt_.clear();
+    network_ = std::move(net);
+  }
+  const std::shared_ptr<const nnue::Network>& network() const { return network_; }
   // Adds a pseudo-random offset in [-cp, cp] to every evaluation, fixed per
   // position and seed (weaker levels); 0 turns it off.
   void set_eval_noise(int cp, std::uint64_t seed) {
@@ -93,6 +104,7 @@ class Searcher {
   friend class SearchThread;
   TranspositionTable tt_;
   EvalWeights weights_;
+  std::shared_ptr<const nnue::Network> network_;
   int threads_ = 1;
   int noise_cp_ = 0;
   std::uint64_t noise_seed_ = 0;
