@@ -24,7 +24,8 @@ T read_as(const YAML::Node& node, const std::string& key, const std::string& ori
 }
 
 // Sets one level key; false when the key is unknown.
-bool set_key(Level& level, const std::string& key, const YAML::Node& value, const std::string& origin) {
+bool set_key(Level& level, const std::string& key, const YAML::Node& value, const std::string& origin,
+             const std::string& base_dir = "") {
   auto non_negative = [&](auto v) {
     if (v < 0) throw std::invalid_argument(origin + ": '" + key + "' must not be negative");
     return v;
@@ -67,6 +68,15 @@ bool set_key(Level& level, const std::string& key, const YAML::Node& value, cons
     }
   } else if (key == "weights") {
     level.weights.apply_yaml(YAML::Dump(value), origin + " (weights)");
+  } else if (key == "nnue") {
+    level.nnue = read_as<std::string>(value, key, origin, "a file name");
+    const std::string path =
+        base_dir.empty() || level.nnue.empty() || level.nnue[0] == '/' ? level.nnue : base_dir + "/" + level.nnue;
+    try {
+      level.network = level.nnue.empty() ? nullptr : nnue::load_cached(path);
+    } catch (const std::exception& e) {
+      throw std::invalid_argument(origin + ": 'nnue': " + e.what());
+    }
   } else {
     return false;
   }
@@ -89,6 +99,7 @@ const std::vector<KeyHelp>& spec_keys() {
       {"skill", "0 to 20: below 20, picks among the best lines with a weakness that grows as skill falls"},
       {"hash_mb", "transposition table megabytes"},
       {"material_only", "true: piece values alone, every other weight off"},
+      {"nnue", "a learned evaluation's network file (ultima nnue train) in place of the weights"},
       {"elo", "the Elo it is rated at (random mover = 0)"},
       {"weight.NAME", "one evaluation weight, NAME as `ultima eval` prints it (a style), e.g. weight.mobility=6"},
   };
@@ -102,12 +113,12 @@ void check_budget(const Level& level, const std::string& origin) {
 
 }  // namespace
 
-Level Level::parse(const std::string& yaml_text, const std::string& origin) {
+Level Level::parse(const std::string& yaml_text, const std::string& origin, const std::string& base_dir) {
   const YAML::Node root = detail::load_yaml_map(yaml_text, origin);
   Level level;
   for (const auto& item : root) {
     const std::string key = item.first.as<std::string>();
-    if (!set_key(level, key, item.second, origin))
+    if (!set_key(level, key, item.second, origin, base_dir))
       throw std::invalid_argument(origin + ": unknown level key '" + key + "'");
   }
   if (level.name.empty()) throw std::invalid_argument(origin + ": 'name' is missing");
@@ -120,7 +131,8 @@ Level Level::load(const std::string& path) {
   if (!in) throw std::invalid_argument("cannot read level file '" + path + "'");
   std::stringstream text;
   text << in.rdbuf();
-  return parse(text.str(), path);
+  const std::size_t slash = path.rfind('/');
+  return parse(text.str(), path, slash == std::string::npos ? "." : path.substr(0, slash));
 }
 
 std::string level_keys_help() {
@@ -234,6 +246,7 @@ MoveChoice play_level_move(Searcher& searcher, const Level& level, Position& pos
     }
   }
   searcher.set_weights(level.weights);
+  searcher.set_network(level.network);
   searcher.set_eval_noise(level.eval_noise_cp, rng());
   SearchLimits l = limits;
   l.depth = tighter(l.depth, level.depth);

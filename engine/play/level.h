@@ -33,10 +33,15 @@ struct Level {
   bool has_elo = false;
   std::size_t hash_mb = 16;
   EvalWeights weights;
+  // A learned evaluation (engine/nnue) in place of the weights: the file as
+  // given (relative paths in a level file are read from the file's folder),
+  // and the network read from it when the level was parsed.
+  std::string nnue;
+  std::shared_ptr<const nnue::Network> network;
 
   // Throws std::invalid_argument naming the file and the bad key or value.
   static Level load(const std::string& path);
-  static Level parse(const std::string& yaml_text, const std::string& origin);
+  static Level parse(const std::string& yaml_text, const std::string& origin, const std::string& base_dir = "");
   // From "key=value,key=value" (the search: player spec).
   static Level from_pairs(const std::string& pairs);
 };

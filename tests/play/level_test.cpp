@@ -3,7 +3,10 @@
 // levels' randomness reproducible from a seed.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
+#include <fstream>
 #include <random>
 #include <set>
 #include <stdexcept>
@@ -117,6 +120,31 @@ TEST(Level, BadLevelFilesAreRejected) {
   expect_rejected([&] { Level::parse("depth: 2\n", "t.yaml"); }, {"t.yaml", "name"});
   expect_rejected([&] { Level::parse(ok + "weights: {aggression: 6}\n", "t.yaml"); }, {"aggression"});
   expect_rejected([] { Level::load("/nonexistent/level.yaml"); }, {"/nonexistent/level.yaml"});
+  // A learned evaluation's file is read when the level is: a missing or
+  // damaged one is refused before any game, the level and the file named.
+  expect_rejected([&] { Level::parse(ok + "nnue: /nonexistent/net.unnue\n", "t.yaml"); },
+                  {"t.yaml", "nnue", "/nonexistent/net.unnue"});
+  expect_rejected([] { Level::from_pairs("nodes=100,nnue=/nonexistent/net.unnue"); }, {"nnue", "/nonexistent/net.unnue"});
+}
+
+TEST(Level, ALearnedEvaluationIsReadFromTheLevelsFolder) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("ultima-level-nnue-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  nnue::save((dir / "net.unnue").string(), nnue::Network{});
+  {
+    std::ofstream out(dir / "learned.yaml");
+    out << "name: learned\nnodes: 300\nnnue: net.unnue\n";
+  }
+  const Level level = Level::load((dir / "learned.yaml").string());
+  ASSERT_NE(level.network, nullptr);
+  // An all-zero network scores every position 0, and the player still plays legal moves.
+  SearchPlayer player(level);
+  Position pos = Position::start();
+  const MoveChoice c = player.choose(pos, 1);
+  EXPECT_TRUE(is_legal(pos, c.move));
+  EXPECT_EQ(c.score_cp, 0);
+  fs::remove_all(dir);
 }
 
 TEST(Level, BadPlayerSpecsAreRejected) {
