@@ -247,9 +247,8 @@ std::string compress(const std::string& path, const std::string& raw) {
   return out;
 }
 
-// The position a sample was packed from, as far as the tactics planes see
-// it: "own" pieces as White to move (the rules treat both colours alike),
-// the rule switches from the flags. Its history is not known.
+}  // namespace
+
 Position sample_position(const Sample& sample) {
   // Flag bit i is rule plane kRuleLeaperSingle + i.
   const auto on = [&](int plane) { return (sample.flags >> (plane - nn::kRuleLeaperSingle) & 1u) != 0; };
@@ -273,8 +272,6 @@ Position sample_position(const Sample& sample) {
     throw std::runtime_error(std::string("a sample's pieces are not a position (") + e.what() + ")");
   }
 }
-
-}  // namespace
 
 void pack_position(const Position& pos, Sample& sample) {
   std::array<float, nn::kInputSize> planes;

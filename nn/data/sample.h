@@ -59,6 +59,11 @@ void pack_position(const Position& pos, Sample& sample);
 // with `planes` planes for the position it was packed from. The tactics
 // planes are found again from the pieces (a sample stores no moves).
 void unpack_planes(const Sample& sample, std::span<float, nn::kInputSize> out, int planes = nn::kInputPlanes);
+// The position a sample was packed from, as far as its planes tell: "own"
+// pieces as White to move (the rules treat both colours alike), the rule
+// switches from the flags. Its history is not known. Throws
+// std::runtime_error when the pieces are not a position.
+Position sample_position(const Sample& sample);
 // The sample seen through a symmetry: planes and policy slots moved alike.
 Sample transform_sample(const Sample& sample, Symmetry sym);
 
