@@ -58,12 +58,14 @@ void bench_perft() {
 
 // Fixed-depth searches from fresh tables: the node total is a signature of
 // the search's behaviour (any change to it shows), the rate a speed figure.
-void bench_search(int depth) {
+void bench_search(int depth, const std::string& nnue_file) {
+  const auto net = nnue_file.empty() ? nullptr : nnue::load(nnue_file);
   std::uint64_t total = 0;
   double total_seconds = 0;
   for (const BenchPosition& b : kPerftSuite) {
     Position pos = position_of(b);
     Searcher searcher(16);
+    searcher.set_network(net);
     SearchLimits limits;
     limits.depth = depth;
     const auto start = std::chrono::steady_clock::now();
@@ -175,9 +177,11 @@ void add_bench_command(CLI::App& app) {
   cmd->add_subcommand("perft", "perft over a fixed suite of positions: nodes, seconds, nodes/s")
       ->callback(bench_perft);
   auto depth = std::make_shared<int>(7);
+  auto nnue_file = std::make_shared<std::string>();
   CLI::App* search = cmd->add_subcommand("search", "fixed-depth search over the suite: node signature and nodes/s");
   search->add_option("--depth", *depth, "plies per position")->check(CLI::Range(1, 30));
-  search->callback([depth] { bench_search(*depth); });
+  search->add_option("--nnue", *nnue_file, "evaluate with this learned network (ultima nnue train)");
+  search->callback([depth, nnue_file] { bench_search(*depth, *nnue_file); });
   struct SmpBench {
     std::vector<int> threads{1, 2};
     double seconds = 2;

@@ -50,7 +50,47 @@ struct BenchSolver {
   // play (a run's games/genNNNN-mates-*.pgn: the mates it trained on). Each
   // is sorted by the exact mate search; the other positions are skipped.
   std::vector<std::string> pgn;
+  // The alpha-beta search instead of the tree search (mates in one to
+  // three), with the hand-written evaluation or this learned network.
+  bool alphabeta = false;
+  std::string nnue;
 };
+
+// Mates in exactly 1, 2 and 3 from seeded random play, each proven by the
+// exact mate search; the alpha-beta search (with its usual settings, not
+// the mate search) is given the time per position, and a mate counts as
+// found when its score is a mate.
+void bench_solver_alphabeta(const BenchSolver& o) {
+  std::vector<std::vector<Position>> suites(3);
+  std::mt19937_64 rng(o.seed);
+  Searcher finder(4);
+  for (int games = 0; games < 200000; ++games) {
+    bool full = true;
+    for (const auto& s : suites) full = full && static_cast<int>(s.size()) >= o.positions;
+    if (full) break;
+    const std::optional<RandomMate> mate = random_game_mate(rng, Rules{}, 3, finder);
+    if (!mate) continue;
+    std::vector<Position>& suite = suites[mate->moves - 1];
+    if (static_cast<int>(suite.size()) < o.positions) suite.push_back(mate->pos);
+  }
+  const auto net = o.nnue.empty() ? nullptr : nnue::load(o.nnue);
+  std::printf("bench solver --alphabeta: %zu mates in one, %zu in two, %zu in three; %s evaluation, %lld ms each\n",
+              suites[0].size(), suites[1].size(), suites[2].size(), net ? "learned" : "hand-written",
+              static_cast<long long>(o.movetime_ms));
+  for (int moves = 1; moves <= 3; ++moves) {
+    int found = 0;
+    for (const Position& p : suites[moves - 1]) {
+      Position pos = p;
+      Searcher searcher(16);
+      searcher.set_network(net);
+      SearchLimits limits;
+      limits.movetime_ms = o.movetime_ms;
+      const SearchResult r = searcher.search(pos, limits);
+      if (r.score >= kMateBound) ++found;
+    }
+    std::printf("mate in %d  %3d/%zu found\n", moves, found, suites[moves - 1].size());
+  }
+}
 
 // One line per mate the search did not prove: the position, then each
 // mating move with its prior, the rank of that prior among the root's
@@ -200,7 +240,14 @@ void add_bench_solver_command(CLI::App& bench) {
                   "play (e.g. a run's games/gen*-mates-*.pgn: the mates it trained on)")
       ->check(CLI::ExistingFile);
   cmd->add_option("--net", o->net, "network settings (weights=FILE); default: the material evaluator");
-  cmd->callback([o] { bench_solver(*o); });
+  cmd->add_flag("--alphabeta", o->alphabeta, "the alpha-beta search instead (mates in one to three, --movetime each)");
+  cmd->add_option("--nnue", o->nnue, "with --alphabeta: evaluate with this learned network");
+  cmd->callback([o] {
+    if (o->alphabeta)
+      bench_solver_alphabeta(*o);
+    else
+      bench_solver(*o);
+  });
 }
 
 }  // namespace ultima::cli

@@ -28,6 +28,7 @@ void add_init_command(CLI::App& app);
 void add_status_command(CLI::App& app);
 void add_puzzles_command(CLI::App& app);
 void add_gate_command(CLI::App& app);
+void add_nnue_command(CLI::App& app);
 // `bench selfplay` and `bench train` (cmd_bench_pipeline.cpp).
 void add_bench_pipeline_commands(CLI::App& bench);
 // `bench analyze` (cmd_bench_analyze.cpp).

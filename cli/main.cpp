@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   ultima::cli::add_status_command(app);
   ultima::cli::add_gate_command(app);
   ultima::cli::add_puzzles_command(app);
+  ultima::cli::add_nnue_command(app);
   // CLI11 would call an unknown command a missing one; name it instead.
   if (argc > 1 && argv[1][0] != '-') {
     bool known = false;

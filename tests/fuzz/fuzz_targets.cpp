@@ -21,6 +21,7 @@
 #include "engine/rules/rules.h"
 #include "nn/data/sample.h"
 #include "nn/model_file.h"
+#include "training/nnue/nnue_train.h"
 #include "nn/payload_format.h"
 #include "training/loop/run_config.h"
 #include "training/train.h"
@@ -262,6 +263,26 @@ int sample_shard(const std::uint8_t* data, std::size_t size) {
   return 0;
 }
 
+int nnue_file(const std::uint8_t* data, std::size_t size) {
+  const std::string bytes(reinterpret_cast<const char*>(data), size);
+  expect_only<nnue::FileError>([&] {
+    const nnue::Network net = nnue::deserialize(bytes, "fuzz.unnue");
+    // What reads must evaluate, and write back to the same bytes.
+    if (nnue::serialize(net) != bytes) broken("a network file does not write back to its own bytes");
+    nnue::evaluate_full(net, Position::start());
+  });
+  return 0;
+}
+
+int nnue_records(const std::uint8_t* data, std::size_t size) {
+  const std::string bytes(reinterpret_cast<const char*>(data), size);
+  expect_only<nnue::DataError>([&] {
+    const auto records = nnue::deserialize_records(bytes, "fuzz.data");
+    if (nnue::serialize_records(records) != bytes) broken("a record file does not write back to its own bytes");
+  });
+  return 0;
+}
+
 const std::vector<NamedTarget>& all_targets() {
   static const std::vector<NamedTarget> targets = {
       {"fen", fen},
@@ -272,6 +293,8 @@ const std::vector<NamedTarget>& all_targets() {
       {"model_file", model_file},
       {"checkpoint", checkpoint},
       {"sample_shard", sample_shard},
+      {"nnue_file", nnue_file},
+      {"nnue_records", nnue_records},
   };
   return targets;
 }

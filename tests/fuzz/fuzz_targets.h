@@ -30,6 +30,8 @@ int run_config(const std::uint8_t* data, std::size_t size);
 int model_file(const std::uint8_t* data, std::size_t size);
 int checkpoint(const std::uint8_t* data, std::size_t size);
 int sample_shard(const std::uint8_t* data, std::size_t size);
+int nnue_file(const std::uint8_t* data, std::size_t size);
+int nnue_records(const std::uint8_t* data, std::size_t size);
 
 // Every target by its name (the corpus folder's name).
 const std::vector<NamedTarget>& all_targets();
