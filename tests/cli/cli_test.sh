@@ -291,6 +291,24 @@ fi
 { head -n 1 "$tmp/p.jsonl"; echo '{"id":"x"}'; } > "$tmp/bad.jsonl"
 expect_error "bad.jsonl line 2" puzzles check "$tmp/bad.jsonl"
 expect_error "no puzzle 'nosuch'" puzzles show nosuch --file "$tmp/p.jsonl"
+# The learned evaluation: a small set of positions, a network from them,
+# its use by a search player, and bad files and keys named.
+"$ultima" nnue data --out "$tmp/g.data" --games 3 --nodes 300 --concurrency 2 > /dev/null 2>&1 \
+  || fail "nnue data failed"
+printf 'train:\n  epochs: 2\n  batch: 64\n' > "$tmp/recipe.yaml"
+"$ultima" nnue train --data "$tmp/g.data" --out "$tmp/n.unnue" --config "$tmp/recipe.yaml" > /dev/null 2>&1 \
+  || fail "nnue train --data failed"
+"$ultima" nnue eval --net "$tmp/n.unnue" | grep -q "^features: pieces-frozen$" || fail "nnue eval: no feature set"
+"$ultima" match --player1 "search:nodes=200,nnue=$tmp/n.unnue" --player2 "search:nodes=200" --games 2 2>&1 \
+  | grep -q "^games 2/2" || fail "a match with nnue=FILE did not play its two games"
+expect_error "$tmp/none.unnue" nnue eval --net "$tmp/none.unnue"
+head -c 100 "$tmp/n.unnue" > "$tmp/cut.unnue"
+expect_error "truncated network file" match --player1 "search:nodes=200,nnue=$tmp/cut.unnue" --player2 random --games 2
+head -c 30 "$tmp/g.data" > "$tmp/cut.data"
+expect_error "truncated record file" nnue train --data "$tmp/cut.data" --out "$tmp/x.unnue"
+printf 'train:\n  epoch: 2\n' > "$tmp/bad.yaml"
+expect_error "unknown key 'train.epoch'" nnue train --data "$tmp/g.data" --out "$tmp/x.unnue" --config "$tmp/bad.yaml"
+expect_error "give --run-dir, or --data and --out" nnue train
 rm -rf "$tmp"
 
 if [ $failures -eq 0 ]; then echo "cli_test: all passed"; else echo "cli_test: $failures failed"; exit 1; fi
