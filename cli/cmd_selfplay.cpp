@@ -66,7 +66,7 @@ void run_tactics_command(const SelfPlayOptions& o, const RunConfig& config, cons
   spdlog::info("selfplay {}: {} proven mates in up to {} moves from random play", tag, games,
                config.tactics.mates.max_moves);
   const auto stats = loop::run_tactics_job(
-      run, config, tag, games, run.best_model().value_or(0), mix64(o.seed ^ nn::fnv1a64(tag.data(), tag.size())),
+      run, config, tag, games, run.best_model().value_or(0), mix64(o.seed ^ fnv1a64(tag.data(), tag.size())),
       "selfplay " + tag, [&](const std::string& done) { role.heartbeat({{"mates", done}}); }, &stop_requested());
   spdlog::info("selfplay {}: {} mates found ({} were there), {} samples, {} shards", tag, stats.games,
                stats.games_skipped, stats.samples, stats.shards);
@@ -97,7 +97,7 @@ void run_selfplay_command(const SelfPlayOptions& o) {
     job.games = o.watch ? have + per_round : per_round;
     job.model_version = version;
     // Workers differ by tag: the same --seed under two tags plays other games.
-    job.seed = mix64(o.seed ^ nn::fnv1a64(o.tag.data(), o.tag.size()));
+    job.seed = mix64(o.seed ^ fnv1a64(o.tag.data(), o.tag.size()));
     job.evaluator = model_evaluator(run, config, version);
     job.player_name = "ultima model " + std::to_string(version);
     spdlog::info("selfplay {}: model {}, games {}..{}", job.tag, version, o.watch ? have : 0, job.games - 1);

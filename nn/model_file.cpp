@@ -12,6 +12,7 @@
 
 #include "encoding.h"
 #include "engine/rules/file_io.h"
+#include "engine/rules/hash.h"
 #include "payload_format.h"
 #include "policy_index.h"
 
@@ -163,15 +164,6 @@ NetArchitecture NetArchitecture::completed() const {
   if (a.input_planes == 0) a.input_planes = kPlainPlanes;
   if (a.policy_planes == 0) a.policy_planes = kPolicyPlanes;
   return a;
-}
-
-std::uint64_t fnv1a64(const char* data, std::size_t size) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (std::size_t i = 0; i < size; ++i) {
-    h ^= static_cast<unsigned char>(data[i]);
-    h *= 0x100000001b3ULL;
-  }
-  return h;
 }
 
 void write_model_file(const std::string& path, ModelHeader header, const std::vector<char>& payload) {

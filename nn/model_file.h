@@ -54,8 +54,6 @@ ModelHeader read_model_header(const std::string& path);
 // listing the fields that differ.
 void check_architecture(const std::string& path, const NetArchitecture& file, const NetArchitecture& expected);
 
-std::uint64_t fnv1a64(const char* data, std::size_t size);
-
 // Moves `average` towards `current`, two payloads of the same network:
 // every float32 tensor becomes keep * average + (1 - keep) * current, and
 // the other tensors (batch-norm step counters) are taken from `current`.

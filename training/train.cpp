@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "engine/rules/file_io.h"
+#include "engine/rules/hash.h"
 #include "nn/model_file.h"
 
 namespace fs = std::filesystem;
@@ -62,7 +63,7 @@ Checkpoint parse_checkpoint(std::string_view bytes, const std::string& path, con
   if (size > have || average_size != have - size)
     throw std::runtime_error(path + ": truncated checkpoint (" + std::to_string(have) + " of " +
                              std::to_string(size + average_size) + " bytes)");
-  if (nn::fnv1a64(bytes.data() + end + 2, have) != checksum)
+  if (fnv1a64(bytes.data() + end + 2, have) != checksum)
     throw std::runtime_error(path + ": checkpoint checksum mismatch (corrupt file)");
   const auto first = bytes.begin() + static_cast<std::ptrdiff_t>(end + 2);
   c.state.assign(first, first + static_cast<std::ptrdiff_t>(size));
@@ -243,7 +244,7 @@ void TrainingRun::save_checkpoint() {
   std::ostringstream header;
   header << kCheckpointMagic << " 1\nstep " << step_ << "\nbytes " << state_size;
   if (!average_.empty()) header << "\naverage_bytes " << average_.size();
-  header << "\nchecksum " << nn::fnv1a64(blob.data(), blob.size()) << "\narchitecture "
+  header << "\nchecksum " << fnv1a64(blob.data(), blob.size()) << "\narchitecture "
          << arch_fields(architecture_) << "\n\n";
   std::string bytes = header.str();
   bytes.append(blob.begin(), blob.end());

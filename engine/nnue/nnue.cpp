@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "engine/rules/file_io.h"
+#include "engine/rules/hash.h"
 
 namespace ultima::nnue {
 namespace {
@@ -15,15 +16,6 @@ static_assert(std::endian::native == std::endian::little, "network files are rea
 
 constexpr char kMagic[8] = {'U', 'N', 'N', 'U', 'E', 0, 0, 0};
 constexpr std::uint32_t kMaxDescription = 1 << 16;
-
-std::uint64_t fnv1a(const char* data, std::size_t size) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (std::size_t i = 0; i < size; ++i) {
-    h ^= static_cast<unsigned char>(data[i]);
-    h *= 0x100000001b3ULL;
-  }
-  return h;
-}
 
 template <typename T>
 void put(std::string& out, const T* values, std::size_t count) {
@@ -146,7 +138,7 @@ std::string serialize(const Network& net) {
   put(out, net.b3.data(), net.b3.size());
   put(out, net.wo.data(), net.wo.size());
   put(out, net.bo);
-  put<std::uint64_t>(out, fnv1a(out.data(), out.size()));
+  put<std::uint64_t>(out, fnv1a64(out.data(), out.size()));
   return out;
 }
 
@@ -194,7 +186,7 @@ Network deserialize(const std::string& bytes, const std::string& origin) {
   }
   std::uint64_t stored;
   std::memcpy(&stored, bytes.data() + r.position(), 8);
-  if (stored != fnv1a(bytes.data(), r.position()))
+  if (stored != fnv1a64(bytes.data(), r.position()))
     throw FileError(origin + ": network file checksum mismatch (corrupt file)");
   return net;
 }

@@ -19,14 +19,7 @@ namespace {
 
 using json = nlohmann::json;
 
-template <class T>
-T read_as(const YAML::Node& node, const std::string& key, const std::string& origin, const char* what) {
-  try {
-    return node.as<T>();
-  } catch (const YAML::Exception&) {
-    throw std::invalid_argument(origin + ": '" + key + "' must be " + what);
-  }
-}
+using detail::read_as;
 
 bool valid_name(const std::string& name) {
   if (name.empty() || name.size() > 64) return false;

@@ -14,14 +14,7 @@
 namespace ultima {
 namespace {
 
-template <class T>
-T read_as(const YAML::Node& node, const std::string& key, const std::string& origin, const char* what) {
-  try {
-    return node.as<T>();
-  } catch (const YAML::Exception&) {
-    throw std::invalid_argument(origin + ": '" + key + "' must be " + what);
-  }
-}
+using detail::read_as;
 
 // Sets one level key; false when the key is unknown.
 bool set_key(Level& level, const std::string& key, const YAML::Node& value, const std::string& origin,

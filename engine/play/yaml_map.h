@@ -1,5 +1,6 @@
-// The play layer's own reading of a small YAML file of key: value pairs
-// (levels and bot files). Not part of the public header play.h.
+// Reading small YAML files of key: value pairs: levels and bot files here,
+// and the learned evaluation's recipe (training/nnue). Not part of the
+// public header play.h.
 #pragma once
 
 #include <yaml-cpp/yaml.h>
@@ -20,6 +21,17 @@ inline YAML::Node load_yaml_map(const std::string& text, const std::string& orig
   }
   if (!root.IsMap()) throw std::invalid_argument(origin + ": expected key: value pairs");
   return root;
+}
+
+// One value as T; std::invalid_argument naming `origin` and `key`, and
+// saying what the value must be, when it is not one.
+template <class T>
+T read_as(const YAML::Node& node, const std::string& key, const std::string& origin, const char* what) {
+  try {
+    return node.as<T>();
+  } catch (const YAML::Exception&) {
+    throw std::invalid_argument(origin + ": '" + key + "' must be " + what);
+  }
 }
 
 }  // namespace ultima::detail

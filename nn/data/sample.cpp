@@ -12,6 +12,7 @@
 #include <random>
 
 #include "engine/rules/file_io.h"
+#include "engine/rules/hash.h"
 #include "nn/model_file.h"
 #include "nn/policy_index.h"
 
@@ -330,7 +331,7 @@ void write_shard(const std::string& path, ShardHeader header, const std::vector<
   header.format_version = kShardFormatVersion;
   header.samples = static_cast<std::uint32_t>(samples.size());
   header.raw_bytes = raw.size();
-  header.checksum = nn::fnv1a64(raw.data(), raw.size());
+  header.checksum = fnv1a64(raw.data(), raw.size());
   const std::string compressed = compress(path, raw);
 
   std::string head;
@@ -373,7 +374,7 @@ std::vector<Sample> read_shard(const std::string& path, ShardHeader* header_out)
   in.seekg(static_cast<std::streamoff>(p.size));
   const std::string compressed = read_bytes(path, in, static_cast<std::size_t>(p.compressed_bytes));
   const std::string raw = decompress(path, compressed, p.header.raw_bytes);
-  if (nn::fnv1a64(raw.data(), raw.size()) != p.header.checksum) fail(path, "checksum mismatch (damaged data)");
+  if (fnv1a64(raw.data(), raw.size()) != p.header.checksum) fail(path, "checksum mismatch (damaged data)");
 
   std::vector<Sample> samples(p.header.samples);
   Reader r(raw.data(), raw.size());

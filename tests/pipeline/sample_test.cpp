@@ -11,6 +11,7 @@
 #include <random>
 #include <set>
 
+#include "engine/rules/hash.h"
 #include "nn/data/sample.h"
 #include "nn/encoding.h"
 #include "nn/model_file.h"
@@ -396,7 +397,7 @@ void forge_shard(const std::string& path, const std::string& raw, std::uint32_t 
   put(0, 8);             // model version
   put(0, 2);             // rules name: empty
   put(raw.size(), 8);
-  put(nn::fnv1a64(raw.data(), raw.size()), 8);
+  put(fnv1a64(raw.data(), raw.size()), 8);
   put(out.size(), 8);
   std::ofstream(path, std::ios::binary) << head << out;
 }

@@ -27,15 +27,6 @@ static_assert(std::endian::native == std::endian::little, "record files are read
 constexpr char kDataMagic[8] = {'U', 'N', 'N', 'U', 'E', 'D', 'A', 'T'};
 constexpr std::size_t kRecordBytes = 68;
 
-std::uint64_t fnv1a(const char* data, std::size_t size) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (std::size_t i = 0; i < size; ++i) {
-    h ^= static_cast<unsigned char>(data[i]);
-    h *= 0x100000001b3ULL;
-  }
-  return h;
-}
-
 // Is this search's answer a quiet, scored position worth learning from?
 bool keep(const Position& pos, const SearchResult& r) {
   if (r.best.is_null() || r.best.captures || r.best.is_removal()) return false;
@@ -111,7 +102,7 @@ std::string serialize_records(const std::vector<Record>& records) {
     out.push_back(static_cast<char>(r.result));
     out.append(reinterpret_cast<const char*>(&r.score), 2);
   }
-  const std::uint64_t sum = fnv1a(out.data(), out.size());
+  const std::uint64_t sum = fnv1a64(out.data(), out.size());
   out.append(reinterpret_cast<const char*>(&sum), 8);
   return out;
 }
@@ -137,7 +128,7 @@ std::vector<Record> deserialize_records(const std::string& bytes, const std::str
                     " bytes after its records");
   std::uint64_t stored;
   std::memcpy(&stored, bytes.data() + bytes.size() - 8, 8);
-  if (stored != fnv1a(bytes.data(), bytes.size() - 8)) throw DataError(origin + ": record file checksum mismatch (corrupt file)");
+  if (stored != fnv1a64(bytes.data(), bytes.size() - 8)) throw DataError(origin + ": record file checksum mismatch (corrupt file)");
   std::vector<Record> out(count);
   const char* p = bytes.data() + kHeader;
   for (Record& r : out) {

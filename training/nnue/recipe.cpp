@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "engine/play/yaml_map.h"
 #include "engine/rules/file_io.h"
 #include "training/loop/plot.h"
 #include "training/nnue/nnue_train.h"
@@ -14,14 +15,7 @@
 namespace ultima::nnue {
 namespace {
 
-template <class T>
-T read_as(const YAML::Node& node, const std::string& key, const std::string& origin, const char* what) {
-  try {
-    return node.as<T>();
-  } catch (const YAML::Exception&) {
-    throw std::invalid_argument(origin + ": '" + key + "' must be " + what);
-  }
-}
+using detail::read_as;
 
 template <class T>
 T at_least(T v, T lo, const std::string& key, const std::string& origin) {
