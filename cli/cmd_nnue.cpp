@@ -22,7 +22,7 @@ void add_train(CLI::App& nnue) {
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = nnue.add_subcommand("train", "train a network: from a run directory (--run-dir) or record files (--data)");
-  cmd->add_option("--config", o->config, "recipe file (configs/nnue.yaml; default: its built-in values)");
+  cmd->add_option("--config", o->config, "recipe file (configs/nnue/default.yaml; default: its built-in values)");
   cmd->add_option("--run-dir", o->run_dir, "run directory: data made and kept under DIR/nnue, network DIR/nnue/nnue.unnue");
   cmd->add_option("--data", o->data, "record files (ultima nnue data/label) to train on instead");
   cmd->add_option("--out", o->out, "network file to write with --data");
@@ -47,9 +47,9 @@ void add_train(CLI::App& nnue) {
       std::fflush(stdout);
     });
     char desc[256];
-    std::snprintf(desc, sizeof desc, "features %s; %zu training positions; %d epochs, lambda %g; quantisation error mean %.2f cp, max %.2f cp",
+    std::snprintf(desc, sizeof desc, "features %s; %zu training positions; %d epochs%s, lambda %g; quantisation error mean %.2f cp, max %.2f cp",
                   nnue::feature_set_name(recipe.train.features), report.train_positions, recipe.train.epochs,
-                  recipe.train.lambda, report.quantisation_mean_cp, report.quantisation_max_cp);
+                  recipe.train.symmetries ? " with the 8 symmetries" : "", recipe.train.lambda, report.quantisation_mean_cp, report.quantisation_max_cp);
     nnue::save(o->out, nnue::quantise(net, desc));
     std::printf("wrote %s (%s; %.0f s)\n", o->out.c_str(), desc, report.seconds);
   });

@@ -98,6 +98,12 @@ BoardState board_state(const Position& pos) {
   return board;
 }
 
+BoardState transform(const BoardState& board, Symmetry sym) {
+  BoardState out;
+  for (Square s = 0; s < 64; ++s) out[ultima::transform(s, sym)] = board[s];
+  return out;
+}
+
 int feature_index(FeatureSet set, Color perspective, Square s, SquareState state) {
   const Piece p = state & 15;
   if (p == kEmpty) return -1;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "engine/rules/position.h"
+#include "engine/rules/symmetry.h"
 
 namespace ultima::nnue {
 
@@ -50,6 +51,13 @@ using SquareState = std::uint8_t;
 constexpr SquareState kFrozenBit = 0x10;
 using BoardState = std::array<SquareState, 64>;
 BoardState board_state(const Position& pos);
+
+// The board seen through one of the 8 symmetries of the square: each
+// square's state moved to its image. Ultima's rules are invariant under all
+// of them (engine/rules/symmetry.h) and freezing is adjacency, so the image
+// of a position's board is the board of the position's image: the trainer
+// uses them as further positions with the same label.
+BoardState transform(const BoardState& board, Symmetry sym);
 
 // The feature of a square's state seen from `perspective`: its row of the
 // first layer, or -1 for an empty square.

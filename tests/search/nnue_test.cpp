@@ -69,6 +69,36 @@ TEST(NnueFeatures, FrozenStateFollowsTheRules) {
   EXPECT_EQ(board[parse_square("d5")] & 15, make_piece(kBlack, kPawn));
 }
 
+TEST(NnueFeatures, TheBoardOfAPositionsImageIsTheImageOfItsBoard) {
+  // The trainer's augmentation rests on this: for every symmetry, the board
+  // states (pieces and frozen bits) of a position seen through it are its
+  // board's states moved square by square. Along random games under every
+  // preset, with pieces frozen in many of the positions.
+  for (const std::string& name : preset_names()) {
+    SCOPED_TRACE(name);
+    std::mt19937_64 rng(17);
+    Position pos = Position::start(Rules::preset(name));
+    int frozen_positions = 0;
+    for (int ply = 0; ply < 120 && !game_status(pos).over(); ++ply) {
+      const nnue::BoardState board = nnue::board_state(pos);
+      frozen_positions += (pos.frozen(kWhite) | pos.frozen(kBlack)) != 0;
+      for (int k = 0; k < kSymmetryCount; ++k) {
+        const Symmetry sym = Symmetry(k);
+        ASSERT_EQ(nnue::board_state(transform(pos, sym)), nnue::transform(board, sym))
+            << symmetry_name(sym) << " at ply " << ply << ": " << pos.fen();
+      }
+      MoveList list;
+      generate_legal(pos, list);
+      pos.make(list[std::uniform_int_distribution<int>(0, list.size() - 1)(rng)]);
+    }
+    EXPECT_GT(frozen_positions, 0);
+  }
+  // The identity leaves a board alone; a quarter turn moves a1 to a8.
+  const nnue::BoardState start = nnue::board_state(Position::start());
+  EXPECT_EQ(nnue::transform(start, Symmetry::kIdentity), start);
+  EXPECT_EQ(nnue::transform(start, Symmetry::kRotate90)[parse_square("a8")], start[parse_square("a1")]);
+}
+
 // What a random game must have passed through for the comparison to cover
 // Ultima's changes of many squares at once.
 struct Coverage {

@@ -92,6 +92,9 @@ struct TrainOptions {
   double lr_decay = 0.8;       // the learning rate is multiplied by this after each epoch
   double lambda = 0.75;        // the search score's share of the target; the rest is the result
   double validation_share = 0.05;
+  // Each training position, each epoch, seen through a seeded random one of
+  // the 8 board symmetries (the validation positions as they are).
+  bool symmetries = true;
   std::uint64_t seed = 1;
 };
 
@@ -126,7 +129,7 @@ void quantisation_error(const FloatNetwork& fnet, const Network& qnet, const std
 
 namespace ultima::nnue {
 
-// A recipe (configs/nnue.yaml): where the positions come from and how the
+// A recipe (configs/nnue/default.yaml): where the positions come from and how the
 // network is fitted. Keys in docs/nnue.md; unknown keys are refused.
 struct Recipe {
   GameDataOptions games;         // games.network stays null: the hand-written evaluation teaches

@@ -272,6 +272,7 @@ FloatNetwork train(const std::vector<Record>& records, const TrainOptions& optio
   grad.features = options.features;
   Adam adam(net);
   double lr = options.learning_rate;
+  std::uniform_int_distribution<int> pick_symmetry(0, kSymmetryCount - 1);
   Pass p;
   for (int epoch = 1; epoch <= options.epochs; ++epoch) {
     const auto epoch_start = std::chrono::steady_clock::now();
@@ -282,7 +283,8 @@ FloatNetwork train(const std::vector<Record>& records, const TrainOptions& optio
       zero(grad);
       for (std::size_t k = b; k < end; ++k) {
         const Record& r = records[train_idx[k]];
-        forward(net, r.board, Color(r.side), p);
+        const Symmetry sym = options.symmetries ? Symmetry(pick_symmetry(rng)) : Symmetry::kIdentity;
+        forward(net, sym == Symmetry::kIdentity ? r.board : transform(r.board, sym), Color(r.side), p);
         const float out = sigmoid(p.y);
         const float d = out - static_cast<float>(target_of(r, options.lambda));
         total += static_cast<double>(d) * d;
