@@ -302,12 +302,13 @@ TEST(LoopGenerationLog, RowsSurviveARestartAndEmptyCellsStayEmpty) {
 }
 
 // The default ladder: novice 275, beginner 570, casual 871, intermediate
-// 1258, advanced 1682, expert 2272, club 2861 (configs/levels/).
+// 1258, advanced 1682, expert 2272, club 2861, master 3130, grandmaster
+// 3547 (configs/levels/).
 TEST(LoopAdaptiveEvaluation, ChoosesTheLevelsAroundTheCurrentElo) {
   const std::vector<LadderLevel> ladder = evaluation_ladder(RunConfig::parse("name: x\n", "test").eval);
-  ASSERT_EQ(ladder.size(), 7u);
+  ASSERT_EQ(ladder.size(), 9u);
   EXPECT_EQ(ladder.front().name, "novice");
-  EXPECT_EQ(ladder.back().name, "club");
+  EXPECT_EQ(ladder.back().name, "grandmaster");
   using Names = std::vector<std::string>;
   // No rating yet: as at the weakest level.
   EXPECT_EQ(choose_levels(ladder, std::nan(""), 2), (Names{"novice", "beginner"}));
@@ -316,7 +317,8 @@ TEST(LoopAdaptiveEvaluation, ChoosesTheLevelsAroundTheCurrentElo) {
   EXPECT_EQ(choose_levels(ladder, 275, 2), (Names{"novice", "beginner"}));
   EXPECT_EQ(choose_levels(ladder, 1000, 2), (Names{"casual", "intermediate"}));
   EXPECT_EQ(choose_levels(ladder, 1682, 2), (Names{"advanced", "expert"}));
-  EXPECT_EQ(choose_levels(ladder, 3500, 2), (Names{"expert", "club"}));
+  EXPECT_EQ(choose_levels(ladder, 2861, 2), (Names{"club", "master"}));
+  EXPECT_EQ(choose_levels(ladder, 100000, 2), (Names{"master", "grandmaster"}));
   // One level: the nearer; three: the bracket and the nearer neighbour.
   EXPECT_EQ(choose_levels(ladder, 1000, 1), (Names{"casual"}));
   EXPECT_EQ(choose_levels(ladder, 1100, 1), (Names{"intermediate"}));
@@ -324,8 +326,8 @@ TEST(LoopAdaptiveEvaluation, ChoosesTheLevelsAroundTheCurrentElo) {
   EXPECT_EQ(choose_levels(ladder, 1200, 3), (Names{"casual", "intermediate", "advanced"}));
   EXPECT_EQ(choose_levels(ladder, 100, 3), (Names{"novice", "beginner", "casual"}));
   // 0 (or more than there are): every level.
-  EXPECT_EQ(choose_levels(ladder, 1000, 0).size(), 7u);
-  EXPECT_EQ(choose_levels(ladder, 1000, 9).size(), 7u);
+  EXPECT_EQ(choose_levels(ladder, 1000, 0).size(), 9u);
+  EXPECT_EQ(choose_levels(ladder, 1000, 12).size(), 9u);
   EXPECT_TRUE(choose_levels({}, 1000, 2).empty());
 }
 

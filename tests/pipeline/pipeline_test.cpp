@@ -1726,7 +1726,7 @@ void expect_config_error(const std::string& yaml, const std::string& key) {
 TEST(RunConfig, AdaptiveEvaluationKeys) {
   const loop::RunConfig defaults = loop::RunConfig::parse("name: x\n", "test.yaml");
   EXPECT_EQ(defaults.eval.levels_per_generation, 2);
-  EXPECT_EQ(defaults.eval.levels.size(), 7u);
+  EXPECT_EQ(defaults.eval.levels.size(), 9u);
   EXPECT_DOUBLE_EQ(defaults.eval.initial_until_score, 0.95);
   const loop::RunConfig c = loop::RunConfig::parse(
       "evaluation:\n  levels_per_generation: 0\n  initial_until_score: 1\n  levels: [casual]\n", "test.yaml");

@@ -149,8 +149,8 @@ TEST(Level, ALearnedEvaluationIsReadFromTheLevelsFolder) {
 
 TEST(Level, BadPlayerSpecsAreRejected) {
   expect_rejected([] { make_player(""); }, {"spec"});
-  expect_rejected([] { make_player("grandmaster"); }, {"grandmaster"});
-  expect_rejected([] { make_player("level:grandmaster"); }, {"grandmaster"});
+  expect_rejected([] { make_player("world-champion"); }, {"world-champion"});
+  expect_rejected([] { make_player("level:world-champion"); }, {"world-champion"});
   expect_rejected([] { make_player("search:"); }, {"depth"});
   expect_rejected([] { make_player("search:depth"); }, {"depth"});
   expect_rejected([] { make_player("search:depth=-2"); }, {"depth"});

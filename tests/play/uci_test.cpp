@@ -245,7 +245,7 @@ TEST(UciErrors, GarbageIsReportedAndTheEngineKeepsWorking) {
       "setoption name UCI_Variant value chess",
       "setoption name UCI_LimitStrength value maybe",
       "setoption name UCI_Elo value high",
-      "setoption name Level value grandmaster",
+      "setoption name Level value world-champion",
       "setoption",
   };
   for (const char* g : garbage) {

@@ -57,7 +57,8 @@ struct EvalConfig {
   int games_vs_best = 0;
   double gate_score = 0.55;          // gating: promoted when it scores at least this
   // The ladder the candidate is rated on: levels with a measured Elo.
-  std::vector<std::string> levels = {"novice", "beginner", "casual", "intermediate", "advanced", "expert", "club"};
+  std::vector<std::string> levels = {"novice", "beginner", "casual", "intermediate", "advanced", "expert", "club",
+                                     "master", "grandmaster"};
   // Of them, each generation plays the ones nearest the run's current Elo
   // (bracketing it); 0: every level of the list each generation.
   int levels_per_generation = 2;
