@@ -49,7 +49,9 @@ void add_train(CLI::App& nnue) {
     char desc[256];
     std::snprintf(desc, sizeof desc, "features %s; %zu training positions; %d epochs%s, lambda %g; quantisation error mean %.2f cp, max %.2f cp",
                   nnue::feature_set_name(recipe.train.features), report.train_positions, recipe.train.epochs,
-                  recipe.train.symmetries ? " with the 8 symmetries" : "", recipe.train.lambda, report.quantisation_mean_cp, report.quantisation_max_cp);
+                  recipe.train.symmetries == nnue::Augment::kNone     ? ""
+                  : recipe.train.symmetries == nnue::Augment::kMirror ? " with mirrored images"
+                                                                      : " with the 8 symmetries", recipe.train.lambda, report.quantisation_mean_cp, report.quantisation_max_cp);
     nnue::save(o->out, nnue::quantise(net, desc));
     std::printf("wrote %s (%s; %.0f s)\n", o->out.c_str(), desc, report.seconds);
   });

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <random>
 #include <set>
@@ -184,9 +185,18 @@ double symmetry_spread(const FloatNetwork& net, const std::vector<Record>& recor
   return total / records.size();
 }
 
+// The same for a board and its left-right mirror.
+double mirror_spread(const FloatNetwork& net, const std::vector<Record>& records) {
+  double total = 0;
+  for (const Record& r : records)
+    total += std::abs(float_output(net, r.board, Color(r.side)) -
+                      float_output(net, transform(r.board, Symmetry::kMirrorFiles), Color(r.side)));
+  return total / records.size();
+}
+
 TEST(NnueTrain, SymmetriesTeachTheImagesOfEachPosition) {
   // Trained on each position through random symmetries, the network scores
-  // a board's 8 images closer together than the same run trained on the
+  // a board's images closer together than the same run trained on the
   // positions as they are (same seed, data and steps).
   const std::vector<Record>& records = fixed_positions();
   TrainOptions o;
@@ -195,12 +205,20 @@ TEST(NnueTrain, SymmetriesTeachTheImagesOfEachPosition) {
   o.learning_rate = 3e-3;
   o.validation_share = 0.1;
   TrainReport with_report, without_report;
+  o.symmetries = Augment::kMirror;
   const FloatNetwork with = train(records, o, with_report);
-  o.symmetries = false;
+  o.symmetries = Augment::kAll;
+  TrainReport all_report;
+  const FloatNetwork all = train(records, o, all_report);
+  o.symmetries = Augment::kNone;
   const FloatNetwork without = train(records, o, without_report);
-  const double spread_with = symmetry_spread(with, records), spread_without = symmetry_spread(without, records);
-  EXPECT_LT(spread_with, 0.8 * spread_without) << spread_with << " cp against " << spread_without << " cp";
-  EXPECT_LT(with_report.epochs.back().train_loss, with_report.epochs.front().train_loss);
+  const double spread_all = symmetry_spread(all, records), spread_without = symmetry_spread(without, records);
+  EXPECT_LT(spread_all, 0.8 * spread_without) << spread_all << " cp against " << spread_without << " cp";
+  EXPECT_LT(all_report.epochs.back().train_loss, all_report.epochs.front().train_loss);
+  // Mirrored images only: a board and its left-right mirror score closer
+  // together than without them.
+  const double mirror_with = mirror_spread(with, records), mirror_without = mirror_spread(without, records);
+  EXPECT_LT(mirror_with, 0.8 * mirror_without) << mirror_with << " cp against " << mirror_without << " cp";
 }
 
 TEST(NnueTrain, QuantisedOutputsStayNearTheFloatOnes) {
@@ -234,8 +252,10 @@ TEST(NnueRecipe, ReadsKeysAndRefusesBadOnes) {
   EXPECT_EQ(r.train.features, FeatureSet::kPieces);
   EXPECT_EQ(r.train.epochs, 3);
   EXPECT_DOUBLE_EQ(r.train.lambda, 0.5);
-  EXPECT_TRUE(r.train.symmetries);
-  EXPECT_FALSE(Recipe::parse("train:\n  symmetries: false\n", "r.yaml").train.symmetries);
+  EXPECT_EQ(r.train.symmetries, Augment::kAll);
+  EXPECT_EQ(Recipe::parse("train:\n  symmetries: mirror\n", "r.yaml").train.symmetries, Augment::kMirror);
+  EXPECT_EQ(Recipe::parse("train:\n  symmetries: none\n", "r.yaml").train.symmetries, Augment::kNone);
+  EXPECT_EQ(Recipe::parse("train:\n  symmetries: all\n", "r.yaml").train.symmetries, Augment::kAll);
   const auto refused = [](const std::string& text, const std::string& words) {
     try {
       Recipe::parse(text, "r.yaml");
@@ -250,7 +270,8 @@ TEST(NnueRecipe, ReadsKeysAndRefusesBadOnes) {
   refused("train:\n  features: squares\n", "unknown NNUE feature set 'squares'");
   refused("data:\n  nodes: many\n", "'data.nodes' must be an integer");
   refused("data: [1, 2\n", "not valid YAML");
-  refused("train:\n  symmetries: sometimes\n", "'train.symmetries' must be true or false");
+  refused("train:\n  symmetries: sometimes\n", "'train.symmetries': unknown symmetry choice 'sometimes' (none, mirror or all)");
+  refused("train:\n  symmetries: [a]\n", "'train.symmetries' must be none, mirror or all");
 }
 
 TEST(NnueRecipe, TheShippedRecipesParse) {
@@ -267,8 +288,7 @@ TEST(NnueRecipe, TheShippedRecipesParse) {
     ASSERT_NO_THROW(r = Recipe::load(std::string(ULTIMA_SOURCE_DIR) + "/configs/nnue/" + name));
     EXPECT_GT(r.games.games, 0);
   }
-  EXPECT_TRUE(Recipe::load(std::string(ULTIMA_SOURCE_DIR) + "/configs/nnue/default.yaml").train.symmetries);
-  EXPECT_FALSE(Recipe::load(std::string(ULTIMA_SOURCE_DIR) + "/configs/nnue/first.yaml").train.symmetries);
+  EXPECT_EQ(Recipe::load(std::string(ULTIMA_SOURCE_DIR) + "/configs/nnue/first.yaml").train.symmetries, Augment::kNone);
 }
 
 TEST(NnuePipeline, AStoppedRunResumesMakingOnlyWhatIsMissing) {

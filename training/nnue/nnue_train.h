@@ -84,6 +84,20 @@ float float_output(const FloatNetwork& net, const BoardState& board, Color side)
 // Rounded to the integer layers (weights clipped to what they can hold).
 Network quantise(const FloatNetwork& net, const std::string& description);
 
+// Which images of each training position the trainer shows. The features
+// see the board from the side's own point of view, mirrored top to bottom
+// for Black, so White's and Black's armies already appear in left-right
+// mirrored setups (king on d1 for White, on e1 in Black's view): `kMirror`
+// adds the left-right mirror of each position, an image of the kind games
+// produce. `kAll` adds the other six (quarter turns, diagonal reflections),
+// boards no game from the setup reaches. Measured (docs/experiments.md),
+// `kAll` plays far the strongest although its validation loss is the
+// highest: the images keep the first layer from learning positions by
+// heart.
+enum class Augment { kNone, kMirror, kAll };
+const char* augment_name(Augment a);
+Augment parse_augment(const std::string& name);  // throws std::invalid_argument
+
 struct TrainOptions {
   FeatureSet features = FeatureSet::kPiecesFrozen;
   int epochs = 10;
@@ -93,8 +107,8 @@ struct TrainOptions {
   double lambda = 0.75;        // the search score's share of the target; the rest is the result
   double validation_share = 0.05;
   // Each training position, each epoch, seen through a seeded random one of
-  // the 8 board symmetries (the validation positions as they are).
-  bool symmetries = true;
+  // these images (the validation positions as they are).
+  Augment symmetries = Augment::kAll;
   std::uint64_t seed = 1;
 };
 

@@ -83,8 +83,14 @@ Recipe Recipe::parse(const std::string& yaml_text, const std::string& origin) {
           t.validation_share = read_as<double>(v, full, origin, "a number");
           if (t.validation_share <= 0 || t.validation_share >= 1)
             throw std::invalid_argument(origin + ": '" + full + "' must be between 0 and 1");
-        } else if (key == "symmetries") t.symmetries = read_as<bool>(v, full, origin, "true or false");
-        else if (key == "seed") t.seed = read_as<unsigned long long>(v, full, origin, "a non-negative integer");
+        } else if (key == "symmetries") {
+          try {
+            t.symmetries = parse_augment(read_as<std::string>(v, full, origin, "none, mirror or all"));
+          } catch (const std::invalid_argument& e) {
+            if (std::string(e.what()).rfind(origin, 0) == 0) throw;
+            throw std::invalid_argument(origin + ": '" + full + "': " + e.what());
+          }
+        } else if (key == "seed") t.seed = read_as<unsigned long long>(v, full, origin, "a non-negative integer");
         else throw std::invalid_argument(origin + ": unknown key '" + full + "'");
       }
     }
@@ -156,7 +162,7 @@ std::string train_from_run(const Recipe& recipe, const std::string& run_dir, int
   desc << "features " << feature_set_name(recipe.train.features) << "; " << report.train_positions
        << " training positions from " << recipe.games.games << " games at " << recipe.games.nodes << " nodes";
   if (recipe.run_positions) desc << " and " << recipe.run_positions << " run positions";
-  desc << "; " << recipe.train.epochs << " epochs" << (recipe.train.symmetries ? " with the 8 symmetries" : "")
+  desc << "; " << recipe.train.epochs << " epochs" << (recipe.train.symmetries == Augment::kNone ? "" : recipe.train.symmetries == Augment::kMirror ? " with mirrored images" : " with the 8 symmetries")
        << ", lambda " << recipe.train.lambda << "; validation loss "
        << (report.epochs.empty() ? 0.0 : report.epochs.back().validation_loss) << "; quantisation error mean "
        << report.quantisation_mean_cp << " cp, max " << report.quantisation_max_cp << " cp";

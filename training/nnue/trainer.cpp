@@ -249,6 +249,21 @@ void quantisation_error(const FloatNetwork& fnet, const Network& qnet, const std
   mean_cp /= records.size();
 }
 
+const char* augment_name(Augment a) {
+  switch (a) {
+    case Augment::kNone: return "none";
+    case Augment::kMirror: return "mirror";
+    case Augment::kAll: return "all";
+  }
+  return "?";
+}
+
+Augment parse_augment(const std::string& name) {
+  for (Augment a : {Augment::kNone, Augment::kMirror, Augment::kAll})
+    if (name == augment_name(a)) return a;
+  throw std::invalid_argument("unknown symmetry choice '" + name + "' (none, mirror or all)");
+}
+
 FloatNetwork train(const std::vector<Record>& records, const TrainOptions& options, TrainReport& report,
                    const std::function<void(const EpochReport&)>& on_epoch) {
   if (records.size() < 2) throw std::invalid_argument("nnue train: fewer than two positions to train on");
@@ -273,6 +288,14 @@ FloatNetwork train(const std::vector<Record>& records, const TrainOptions& optio
   Adam adam(net);
   double lr = options.learning_rate;
   std::uniform_int_distribution<int> pick_symmetry(0, kSymmetryCount - 1);
+  const auto image = [&]() {
+    switch (options.symmetries) {
+      case Augment::kNone: return Symmetry::kIdentity;
+      case Augment::kMirror: return (rng() & 1) ? Symmetry::kMirrorFiles : Symmetry::kIdentity;
+      case Augment::kAll: return Symmetry(pick_symmetry(rng));
+    }
+    return Symmetry::kIdentity;
+  };
   Pass p;
   for (int epoch = 1; epoch <= options.epochs; ++epoch) {
     const auto epoch_start = std::chrono::steady_clock::now();
@@ -283,7 +306,7 @@ FloatNetwork train(const std::vector<Record>& records, const TrainOptions& optio
       zero(grad);
       for (std::size_t k = b; k < end; ++k) {
         const Record& r = records[train_idx[k]];
-        const Symmetry sym = options.symmetries ? Symmetry(pick_symmetry(rng)) : Symmetry::kIdentity;
+        const Symmetry sym = image();
         forward(net, sym == Symmetry::kIdentity ? r.board : transform(r.board, sym), Color(r.side), p);
         const float out = sigmoid(p.y);
         const float d = out - static_cast<float>(target_of(r, options.lambda));
