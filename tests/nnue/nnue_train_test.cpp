@@ -154,13 +154,19 @@ TEST(NnueData, RunPositionsAreLabelledByTheirOwnSearch) {
   fs::remove_all(dir);
 }
 
-TEST(NnueTrain, ASmallRunLowersItsLoss) {
-  const std::vector<Record>& records = fixed_positions();
+// A short run on the fixed positions, a tenth held out.
+TrainOptions small_run() {
   TrainOptions o;
   o.epochs = 6;
   o.batch = 64;
   o.learning_rate = 3e-3;
   o.validation_share = 0.1;
+  return o;
+}
+
+TEST(NnueTrain, ASmallRunLowersItsLoss) {
+  const std::vector<Record>& records = fixed_positions();
+  TrainOptions o = small_run();
   TrainReport report;
   const FloatNetwork net = train(records, o, report);
   ASSERT_EQ(report.epochs.size(), 6u);
@@ -199,11 +205,7 @@ TEST(NnueTrain, SymmetriesTeachTheImagesOfEachPosition) {
   // a board's images closer together than the same run trained on the
   // positions as they are (same seed, data and steps).
   const std::vector<Record>& records = fixed_positions();
-  TrainOptions o;
-  o.epochs = 6;
-  o.batch = 64;
-  o.learning_rate = 3e-3;
-  o.validation_share = 0.1;
+  TrainOptions o = small_run();
   TrainReport with_report, without_report;
   o.symmetries = Augment::kMirror;
   const FloatNetwork with = train(records, o, with_report);
