@@ -1,4 +1,4 @@
-// ultima serve [--port P] [--host H] [--weights FILE] [--max-searches N]
+// ultima serve [--port P] [--host H] [--weights FILE] [--nnue FILE] [--max-searches N]
 // [--max-queue M] [--threads T]: the web board (engine/play/server.h) on a
 // local HTTP port, until SIGINT or SIGTERM.
 #include <pthread.h>
@@ -13,6 +13,7 @@
 
 #include "commands.h"
 #include "common.h"
+#include "engine/play/level.h"
 #include "engine/play/server.h"
 
 namespace ultima::cli {
@@ -20,6 +21,11 @@ namespace {
 
 void run(ServerOptions options) {
   options.version = ULTIMA_VERSION;
+  try {
+    load_nnue(options.nnue);  // a bad one is named before the server starts
+  } catch (const std::exception& e) {
+    throw std::invalid_argument(std::string("--nnue: ") + e.what());
+  }
   // SIGINT and SIGTERM go to one thread that stops the server; every other
   // thread (made after this) has them blocked. A write to a client that has
   // gone must not end the program: SIGPIPE is ignored.
@@ -69,6 +75,10 @@ void add_serve_command(CLI::App& app) {
                   "address to listen on; the default serves this machine only (docs/web.md on exposing it)")
       ->capture_default_str();
   cmd->add_option("--weights", o->weights, "network of the MCTS analyses (default: the material evaluator)");
+  cmd->add_option("--nnue", o->nnue,
+                  "evaluation of the alpha-beta analyses: default (the shipped learned one), none (the hand-written "
+                  "one) or a network file")
+      ->capture_default_str();
   cmd->add_option("--max-searches", o->max_searches, "searches (analyses and bot moves) at once; 0: the cores")
       ->check(CLI::Range(0, 1024))
       ->capture_default_str();

@@ -21,6 +21,7 @@
 #include "engine/mcts/material_evaluator.h"
 #include "engine/mcts/mcts.h"
 #include "engine/mcts/settings.h"
+#include "engine/play/level.h"
 #include "engine/play/value_fit.h"
 #include "engine/rules/movegen.h"
 #include "engine/rules/notation.h"
@@ -41,7 +42,7 @@ const std::vector<std::string> kQueryFields = {
     "id",        "action",         "terminate_id", "turns",          "rules",       "fen",
     "moves",     "analyze_turns",  "backend",      "weights",        "mcts",        "max_visits",
     "max_depth", "max_nodes",      "max_time_ms",  "mate",           "multi_pv",    "search_moves",
-    "avoid_moves", "include_policy", "report_every_ms"};
+    "avoid_moves", "include_policy", "report_every_ms", "nnue"};
 
 // A query's problem: the field at fault (empty: the query as a whole).
 struct QueryError {
@@ -59,6 +60,7 @@ struct Query {
   bool mcts = false;
   std::shared_ptr<Evaluator> evaluator;  // MCTS: shared by every query on the same network
   MctsSettings mcts_settings;
+  std::shared_ptr<const nnue::Network> network;  // alpha-beta: the learned evaluation, null: hand-written
   SearchLimits limits;    // alpha-beta: depth, nodes, movetime, mate, multipv
   MctsLimits mcts_limits;  // visits, movetime
   int multipv = 1;
@@ -128,7 +130,8 @@ class AnalysisService::Impl {
  public:
   using Admission = AnalysisService::Admission;
 
-  Impl(NetworkFactory networks, AnalysisOptions options) : networks_(std::move(networks)), options_(options) {
+  Impl(NetworkFactory networks, AnalysisOptions options)
+      : networks_(std::move(networks)), options_(options), default_network_(load_nnue(options_.nnue)) {
     const int n = std::max(1, options_.parallel);
     for (int i = 0; i < n; ++i) workers_.emplace_back([this] { worker_loop(); });
     watcher_ = std::thread([this] { watch_loop(); });
@@ -413,6 +416,7 @@ class AnalysisService::Impl {
     only_for("max_depth", !query->mcts, "alphabeta");
     only_for("max_nodes", !query->mcts, "alphabeta");
     only_for("mate", !query->mcts, "alphabeta");
+    only_for("nnue", !query->mcts, "alphabeta");
 
     query->multipv = q.contains("multi_pv") ? static_cast<int>(int_field(q, "multi_pv", 1, 256)) : 1;
     const std::int64_t time_ms = q.contains("max_time_ms") ? int_field(q, "max_time_ms", 1, 86'400'000) : 0;
@@ -449,6 +453,15 @@ class AnalysisService::Impl {
       l.movetime_ms = time_ms;
       l.multipv = query->multipv;
       if (!l.depth && !l.nodes && !l.movetime_ms && !l.mate) l.depth = kDefaultDepth;
+      query->network = default_network_;
+      if (q.contains("nnue")) {
+        const std::string name = string_field(q, "nnue", "");
+        try {
+          query->network = load_nnue(name);
+        } catch (const std::exception& e) {
+          fail("nnue", e.what());
+        }
+      }
     }
 
     // Each turn: its position and the root moves left by search_moves and
@@ -587,6 +600,7 @@ class AnalysisService::Impl {
     limits.root_moves = task.root_moves;
     const int legal = task.root_moves.empty() ? count_legal(task.pos) : static_cast<int>(task.root_moves.size());
     const int lines_per_depth = std::min(limits.multipv, legal);
+    searcher.set_network(q.network);
     searcher.clear();  // an answer does not depend on the queries before it
     StopHook hook(task, [&searcher] { searcher.stop(); });
     std::vector<SearchInfo> lines;
@@ -723,6 +737,7 @@ class AnalysisService::Impl {
 
   NetworkFactory networks_;
   AnalysisOptions options_;
+  std::shared_ptr<const nnue::Network> default_network_;  // of options_.nnue
   std::mutex out_mutex_;
 
   std::mutex evaluators_mutex_;

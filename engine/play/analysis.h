@@ -31,6 +31,11 @@ struct AnalysisOptions {
   // The most threads one MCTS search may use (its mcts "threads="); more is
   // an error naming the field. 0: no limit.
   int max_threads = 0;
+  // The evaluation of alpha-beta queries that name none: "default" (the
+  // shipped learned evaluation), "none" (the hand-written one) or a network
+  // file (load_nnue in engine/play/level.h). Read when the service starts;
+  // one that cannot be read is an error then.
+  std::string nnue = "default";
 };
 
 // Where a query's answers go: one JSON object's text (no newline), and

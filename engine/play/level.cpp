@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -62,11 +64,9 @@ bool set_key(Level& level, const std::string& key, const YAML::Node& value, cons
   } else if (key == "weights") {
     level.weights.apply_yaml(YAML::Dump(value), origin + " (weights)");
   } else if (key == "nnue") {
-    level.nnue = read_as<std::string>(value, key, origin, "a file name");
-    const std::string path =
-        base_dir.empty() || level.nnue.empty() || level.nnue[0] == '/' ? level.nnue : base_dir + "/" + level.nnue;
+    level.nnue = read_as<std::string>(value, key, origin, "a file name, default or none");
     try {
-      level.network = level.nnue.empty() ? nullptr : nnue::load_cached(path);
+      level.network = load_nnue(level.nnue, base_dir);
     } catch (const std::exception& e) {
       throw std::invalid_argument(origin + ": 'nnue': " + e.what());
     }
@@ -92,7 +92,7 @@ const std::vector<KeyHelp>& spec_keys() {
       {"skill", "0 to 20: below 20, picks among the best lines with a weakness that grows as skill falls"},
       {"hash_mb", "transposition table megabytes"},
       {"material_only", "true: piece values alone, every other weight off"},
-      {"nnue", "a learned evaluation's network file (ultima nnue train) in place of the weights"},
+      {"nnue", "a learned evaluation in place of the weights: a network file (ultima nnue train), default (the shipped one) or none"},
       {"elo", "the Elo it is rated at (random mover = 0)"},
       {"weight.NAME", "one evaluation weight, NAME as `ultima eval` prints it (a style), e.g. weight.mobility=6"},
   };
@@ -224,6 +224,29 @@ int skill_pick(int skill, const std::vector<SearchInfo>& lines, std::uint64_t se
     }
   }
   return chosen;
+}
+
+std::string default_nnue_file() {
+  namespace fs = std::filesystem;
+  if (const char* env = std::getenv("ULTIMA_NNUE"); env && *env) return env;
+  const std::string relative = std::string("configs/nnue/nets/") + kDefaultNnue;
+#ifdef ULTIMA_SOURCE_DIR
+  if (const std::string beside = std::string(ULTIMA_SOURCE_DIR) + "/" + relative; fs::is_regular_file(beside))
+    return beside;
+#endif
+  return relative;
+}
+
+std::shared_ptr<const nnue::Network> load_nnue(const std::string& name, const std::string& base_dir) {
+  if (name.empty() || name == "none") return nullptr;
+  if (name == "default") {
+    const std::string file = default_nnue_file();
+    if (!std::filesystem::is_regular_file(file))
+      throw nnue::FileError("the shipped learned evaluation '" + file +
+                            "' is not there (set ULTIMA_NNUE to its file, or use none for the hand-written evaluation)");
+    return nnue::load_cached(file);
+  }
+  return nnue::load_cached(base_dir.empty() || name[0] == '/' ? name : base_dir + "/" + name);
 }
 
 MoveChoice play_level_move(Searcher& searcher, const Level& level, Position& pos, std::uint64_t seed,

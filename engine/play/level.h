@@ -33,9 +33,10 @@ struct Level {
   bool has_elo = false;
   std::size_t hash_mb = 16;
   EvalWeights weights;
-  // A learned evaluation (engine/nnue) in place of the weights: the file as
-  // given (relative paths in a level file are read from the file's folder),
-  // and the network read from it when the level was parsed.
+  // A learned evaluation (engine/nnue) in place of the weights: as given
+  // ("default" for the shipped network, see load_nnue; relative paths in a
+  // level file are read from the file's folder), and the network read from
+  // it when the level was parsed.
   std::string nnue;
   std::shared_ptr<const nnue::Network> network;
 
@@ -45,6 +46,17 @@ struct Level {
   // From "key=value,key=value" (the search: player spec).
   static Level from_pairs(const std::string& pairs);
 };
+
+// The learned evaluation that ships with the program: the file named by
+// $ULTIMA_NNUE, else configs/nnue/nets/<kDefaultNnue> beside the program's
+// source tree, else under ./configs/nnue/nets/.
+constexpr const char* kDefaultNnue = "nnue-1.unnue";
+std::string default_nnue_file();
+// A learned evaluation by name: "default" the shipped network, "none" or
+// empty the hand-written evaluation (null), else a network file (relative to
+// `base_dir` when one is given), read once per path for the program's life.
+// Throws nnue::FileError naming the file and the problem.
+std::shared_ptr<const nnue::Network> load_nnue(const std::string& name, const std::string& base_dir = "");
 
 // The keys of a search: player spec (those of a level file but name,
 // description, order and weights), one line each with its default.

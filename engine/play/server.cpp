@@ -382,6 +382,7 @@ class WebServer::Impl {
     a.hash_mb = options_.hash_mb;
     a.max_threads = options_.threads;
     a.version = options_.version;
+    a.nnue = options_.nnue;
     service_ = std::make_unique<AnalysisService>(networks_, a);
     try {
       catalogue_ = load_catalogue();
@@ -542,6 +543,7 @@ class WebServer::Impl {
     if (!catalogue_error_.empty()) out["bots_error"] = catalogue_error_;
     out["backends"] = {"alphabeta", "mcts"};
     out["weights"] = options_.weights;
+    out["nnue"] = options_.nnue;
     out["limits"] = {
         {"max_searches", options_.max_searches}, {"max_queue", options_.max_queue}, {"threads", options_.threads}};
     send_json(res, out);
@@ -647,6 +649,12 @@ class WebServer::Impl {
       if (w.get<std::string>().empty()) query.erase("weights");
     } else if (!options_.weights.empty() && query.value("backend", json("")) == json("mcts")) {
       query["weights"] = options_.weights;
+    }
+    if (query.contains("nnue")) {
+      const json& n = query["nnue"];
+      if (!n.is_string() || (n.get<std::string>() != "none" && n.get<std::string>() != "default"))
+        bad("nnue", "nnue must be none (the hand-written evaluation) or default (the shipped network); "
+                    "without it the server's own evaluation answers ('" + options_.nnue + "')");
     }
     // Progress every 250 ms unless asked otherwise, and never more often
     // than every 50 ms: a stream is for people watching.

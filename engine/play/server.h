@@ -22,6 +22,7 @@ struct ServerOptions {
   std::string host = "127.0.0.1";
   int port = 8080;                 // 0: any free port
   std::string weights;             // the network of MCTS analyses, empty: the material evaluator
+  std::string nnue = "default";    // the evaluation of alpha-beta analyses (AnalysisOptions::nnue)
   int max_searches = 0;            // searches at once; 0: the machine's cores
   int max_queue = 8;               // searches waiting beyond those
   int threads = 1;                 // the most threads one search may use (MCTS analyses)

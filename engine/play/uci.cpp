@@ -122,6 +122,7 @@ class UciEngine {
     for (const Bot& b : catalogue_) bots += " var " + b.name;
     say(bots);
     say("option name Backend type combo default alphabeta var alphabeta var mcts");
+    say("option name EvalFile type string default default");
     say("option name WeightsFile type string default <empty>");
     say("option name RunDir type string default <empty>");
     say("option name Device type string default cpu");
@@ -208,6 +209,18 @@ class UciEngine {
         return error("Device must be cpu, cuda or cuda:N");
       device_ = value;
       mcts_.reset();  // built again, on the new device, at the next go
+    } else if (key == "evalfile") {
+      // The alpha-beta search's evaluation: the shipped network (default),
+      // a network file, or none for the hand-written evaluation. Read now,
+      // so that a bad file is reported here and the previous one stays.
+      try {
+        eval_net_ = load_nnue(value);
+        eval_file_ = value;
+        eval_loaded_ = true;
+      } catch (const std::exception& e) {
+        return error("EvalFile: " + std::string(e.what()));
+      }
+      say("info string EvalFile " + (eval_net_ ? value : std::string("none (the hand-written evaluation)")));
     } else if (key == "weightsfile") {
       weights_ = (value == "<empty>") ? "" : value;
       mcts_.reset();  // built again, with the new network, at the next go
@@ -445,6 +458,10 @@ class UciEngine {
         const MoveChoice c = play_level_move(searcher_, *active_level_, pos, pos.key() ^ 0x1EE7, limits, on_info);
         best = c.move;
       } else {
+        // The engine's own evaluation, whatever a level played with before.
+        searcher_.set_weights(EvalWeights{});
+        searcher_.set_eval_noise(0, 0);
+        searcher_.set_network(evaluation());
         const SearchResult r = searcher_.search(pos, search_limits, on_info);
         best = r.best;
         if (!r.lines.empty() && r.lines[0].pv.size() > 1) ponder = r.lines[0].pv[1];
@@ -480,6 +497,20 @@ class UciEngine {
       if (!lower.empty() && lower == key) return &s;
     }
     return nullptr;
+  }
+
+  // The network of EvalFile, read at its first use; when the shipped one is
+  // missing the hand-written evaluation answers, and the GUI is told once.
+  std::shared_ptr<const nnue::Network> evaluation() {
+    if (eval_loaded_) return eval_net_;
+    eval_loaded_ = true;
+    try {
+      eval_net_ = load_nnue(eval_file_);
+    } catch (const std::exception& e) {
+      eval_net_ = nullptr;
+      error("EvalFile: " + std::string(e.what()) + "; the hand-written evaluation answers");
+    }
+    return eval_net_;
   }
 
   std::shared_ptr<Evaluator> network(const std::string& settings) const {
@@ -657,6 +688,9 @@ class UciEngine {
   std::atomic<bool> searching_{false};
   bool infinite_ = false;
   bool use_mcts_ = false;
+  std::string eval_file_ = "default";            // EvalFile
+  std::shared_ptr<const nnue::Network> eval_net_;  // read from it (null: hand-written)
+  bool eval_loaded_ = false;
   std::string weights_;
   MctsSettings mcts_settings_;  // those UCI exposes: MctsThreads, MctsBatch, MateScan
   std::string device_ = "cpu";  // the network's (Device)

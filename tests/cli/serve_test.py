@@ -143,6 +143,7 @@ try:
     names = [b["name"] for b in info["bots"]]
     check("novice" in names and info["default_bot"] in names, f"info: bots {names}")
     check(info["backends"] == ["alphabeta", "mcts"], "info: backends")
+    check(info["nnue"] == "default", f"info: the alpha-beta analyses' evaluation {info['nnue']}")
     check(info["limits"]["max_searches"] == 2 and info["limits"]["max_queue"] == 1, f"info: limits {info['limits']}")
     novice = next(b for b in info["bots"] if b["name"] == "novice")
 
@@ -263,6 +264,7 @@ try:
         ("POST", "/api/analyze", json.dumps({"depth": 3}).encode(), 400, "depth"),
         ("POST", "/api/analyze", json.dumps({"moves": ["e2e9"]}).encode(), 400, "moves"),
         ("POST", "/api/analyze", json.dumps({"backend": "mcts", "weights": "/etc/passwd"}).encode(), 400, "weights"),
+        ("POST", "/api/analyze", json.dumps({"nnue": "/etc/passwd"}).encode(), 400, "nnue"),
         ("POST", "/api/analyze/stop", json.dumps({"id": 5}).encode(), 400, "id"),
         ("POST", "/api/puzzles/check", json.dumps({"id": "P99999999", "moves": []}).encode(), 404, "id"),
         ("POST", "/api/puzzles/check", json.dumps({"id": first["id"], "moves": ["zz"]}).encode(), 400, "moves"),

@@ -16,6 +16,9 @@
 
 #include "engine/mcts/material_evaluator.h"
 #include "engine/play/analysis.h"
+#include "engine/play/level.h"
+#include "engine/rules/notation.h"
+#include "engine/search/search.h"
 #include "engine/rules/rules.h"
 
 namespace ultima {
@@ -79,6 +82,49 @@ TEST(AnalysisMate, MateInOneThroughBothBackends) {
   // Only the tree search has a network value to report.
   EXPECT_TRUE(final_answer(answers, "mc")["root"].contains("raw_wdl"));
   EXPECT_FALSE(final_answer(answers, "ab")["root"].contains("raw_wdl"));
+}
+
+TEST(AnalysisEval, TheShippedLearnedEvaluationUnlessNoneIsAsked) {
+  // Alpha-beta queries search with the shipped network unless the query
+  // (nnue: none) or the engine (AnalysisOptions::nnue) says otherwise: each
+  // answer scores as the search with that evaluation does.
+  auto reference = [](std::shared_ptr<const nnue::Network> net) {
+    Searcher searcher(16);
+    searcher.set_network(std::move(net));
+    Position pos = Position::start();
+    for (const char* m : {"a2a3", "a7a6"}) pos.make(parse_coordinate(pos, m));
+    SearchLimits limits;
+    limits.depth = 4;
+    const SearchResult r = searcher.search(pos, limits);
+    return std::make_pair(to_coordinate(r.best), r.score);
+  };
+  const auto learned = reference(load_nnue("default"));
+  const auto hand = reference(nullptr);
+  ASSERT_NE(learned.second, hand.second);
+  const json moves = json::array({"a2a3", "a7a6"});
+  const std::string input = lines({
+      {{"id", "plain"}, {"moves", moves}, {"max_depth", 4}},
+      {{"id", "none"}, {"moves", moves}, {"max_depth", 4}, {"nnue", "none"}},
+      {{"id", "default"}, {"moves", moves}, {"max_depth", 4}, {"nnue", "default"}},
+  });
+  auto expect = [](const json& a, const std::pair<std::string, int>& want) {
+    ASSERT_TRUE(a.contains("moves")) << a.dump();
+    EXPECT_EQ(move_of(a), want.first);
+    EXPECT_EQ(a["root"]["cp"], want.second);
+  };
+  const auto answers = analyse(input);
+  expect(final_answer(answers, "plain"), learned);
+  expect(final_answer(answers, "none"), hand);
+  expect(final_answer(answers, "default"), learned);
+  AnalysisOptions hand_written;
+  hand_written.nnue = "none";
+  const auto answers2 = analyse(input, {}, hand_written);
+  expect(final_answer(answers2, "plain"), hand);
+  expect(final_answer(answers2, "default"), learned);
+  // An engine whose evaluation cannot be read does not start.
+  AnalysisOptions missing;
+  missing.nnue = "/nonexistent/net.unnue";
+  EXPECT_THROW(AnalysisService({}, missing), nnue::FileError);
 }
 
 TEST(AnalysisMate, MateInTwoThroughBothBackends) {
@@ -210,6 +256,8 @@ TEST(AnalysisErrors, EveryMalformedQueryIsAnsweredAndTheEngineGoesOn) {
       {R"({"id": "o", "action": "pause"})", "o", "action", "unknown action"},
       {R"({"id": "p", "backend": "mcts", "weights": "net.unn"})", "p", "weights", "no neural-network support"},
       {R"({"id": "q", "terminate_id": "x"})", "q", "terminate_id", "terminate action"},
+      {R"({"id": "r", "nnue": "/nonexistent/net.unnue"})", "r", "nnue", "/nonexistent/net.unnue"},
+      {R"({"id": "s", "backend": "mcts", "nnue": "none"})", "s", "nnue", "alphabeta"},
   };
   std::string input;
   for (const Case& c : cases) input += c.line + "\n";

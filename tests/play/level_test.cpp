@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -15,6 +16,7 @@
 
 #include "engine/play/level.h"
 #include "engine/play/player_spec.h"
+#include "engine/rules/movegen.h"
 #include "engine/rules/rules.h"
 #include "test_util.h"
 
@@ -145,6 +147,43 @@ TEST(Level, ALearnedEvaluationIsReadFromTheLevelsFolder) {
   EXPECT_TRUE(is_legal(pos, c.move));
   EXPECT_EQ(c.score_cp, 0);
   fs::remove_all(dir);
+}
+
+TEST(Level, TheShippedLearnedEvaluationByName) {
+  // "default" is the network that ships in configs/nnue/nets/: a valid
+  // file whose evaluation is not the hand-written one; "none" and "" are
+  // the hand-written evaluation; a missing file is named.
+  const std::string file = default_nnue_file();
+  EXPECT_NE(file.find(kDefaultNnue), std::string::npos) << file;
+  const auto net = load_nnue("default");
+  ASSERT_NE(net, nullptr);
+  EXPECT_EQ(net, load_nnue(file));  // one copy per file
+  EXPECT_FALSE(net->description.empty());
+  EXPECT_EQ(load_nnue("none"), nullptr);
+  EXPECT_EQ(load_nnue(""), nullptr);
+  EXPECT_EQ(Level::from_pairs("nodes=100,nnue=default").network, net);
+  EXPECT_EQ(Level::from_pairs("nodes=100,nnue=none").network, nullptr);
+  // The network sees more than material: the start position and one with a
+  // piece moved score apart, where material alone cannot tell them apart.
+  Position start = Position::start();
+  Position moved = Position::start();
+  MoveList list;
+  generate_legal(moved, list);
+  moved.make(list[0]);
+  EXPECT_NE(nnue::evaluate_full(*net, start), -nnue::evaluate_full(*net, moved));
+  auto refused = [](const std::string& name, std::initializer_list<const char*> words) {
+    try {
+      load_nnue(name);
+      ADD_FAILURE() << name << " accepted";
+    } catch (const nnue::FileError& e) {
+      for (const char* w : words) EXPECT_NE(std::string(e.what()).find(w), std::string::npos) << e.what();
+    }
+  };
+  refused("/nonexistent/net.unnue", {"/nonexistent/net.unnue"});
+  // With $ULTIMA_NNUE naming a missing file, "default" says what to do.
+  ::setenv("ULTIMA_NNUE", "/nonexistent/shipped.unnue", 1);
+  refused("default", {"/nonexistent/shipped.unnue", "ULTIMA_NNUE", "none"});
+  ::unsetenv("ULTIMA_NNUE");
 }
 
 TEST(Level, BadPlayerSpecsAreRejected) {

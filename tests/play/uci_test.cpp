@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "engine/play/level.h"
 #include "engine/play/player_spec.h"
 #include "engine/play/uci.h"
 #include "engine/rules/rules.h"
@@ -338,6 +339,56 @@ TEST(UciLevels, LevelOptionPlaysAsTheLevel) {
     EXPECT_TRUE(contains(o, "playing as level " + name)) << o;
     EXPECT_TRUE(legal_text(Position::start(), bestmove(o)));
   }
+}
+
+// The score text ("cp 35", "mate 2") of the last info line with a score.
+std::string last_score(const std::string& output) {
+  std::string score;
+  for (const std::string& l : lines_starting(output, "info ")) {
+    const std::vector<std::string> t = tokens(l);
+    for (std::size_t i = 0; i + 2 < t.size(); ++i)
+      if (t[i] == "score") score = t[i + 1] + " " + t[i + 2];
+  }
+  return score;
+}
+
+TEST(UciEvalFile, TheShippedLearnedEvaluationIsTheDefault) {
+  // The engine's search scores as the search with the shipped network
+  // does, EvalFile none as the hand-written evaluation does, and after a
+  // level's move the engine's own evaluation is back.
+  auto reference = [&](std::shared_ptr<const nnue::Network> net) {
+    Searcher searcher(16);
+    searcher.set_network(std::move(net));
+    Position pos = after("startpos", {"a2a3", "a7a6"});
+    SearchLimits limits;
+    limits.depth = 4;
+    const SearchResult r = searcher.search(pos, limits);
+    return std::make_pair(to_coordinate(r.best), score_text(r.score));
+  };
+  const auto learned = reference(load_nnue("default"));
+  const auto hand = reference(nullptr);
+  ASSERT_NE(learned.second, hand.second);  // the position tells them apart
+  const std::string go = "position startpos moves a2a3 a7a6\ngo depth 4\n";
+  const std::string uci = session("uci\n" + go);
+  EXPECT_TRUE(contains(uci, "option name EvalFile type string default default")) << uci;
+  EXPECT_EQ(last_score(uci), learned.second) << uci;
+  EXPECT_EQ(bestmove(uci), learned.first);
+  const std::string none = session("setoption name EvalFile value none\n" + go);
+  EXPECT_TRUE(contains(none, "info string EvalFile none")) << none;
+  EXPECT_EQ(last_score(none), hand.second) << none;
+  EXPECT_EQ(bestmove(none), hand.first);
+  const std::string back = session("setoption name EvalFile value none\nsetoption name EvalFile value default\n" + go);
+  EXPECT_EQ(last_score(back), learned.second) << back;
+  // A file that cannot be read is an error, and the evaluation before stays.
+  const std::string bad =
+      session("setoption name EvalFile value none\nsetoption name EvalFile value /nonexistent/x.unnue\n" + go);
+  EXPECT_TRUE(contains(bad, "info string error EvalFile")) << bad;
+  EXPECT_TRUE(contains(bad, "/nonexistent/x.unnue")) << bad;
+  EXPECT_EQ(last_score(bad), hand.second) << bad;
+  const std::string after_level =
+      session("setoption name Level value novice\nposition startpos\ngo depth 2\nsetoption name Level value none\n"
+              "ucinewgame\n" + go);
+  EXPECT_EQ(last_score(after_level), learned.second) << after_level;
 }
 
 TEST(UciLevels, LimitStrengthPicksALevelWhenElosAreKnown) {
