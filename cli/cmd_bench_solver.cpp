@@ -51,7 +51,8 @@ struct BenchSolver {
   // is sorted by the exact mate search; the other positions are skipped.
   std::vector<std::string> pgn;
   // The alpha-beta search instead of the tree search (mates in one to
-  // three), with the hand-written evaluation or this learned network.
+  // three), with the hand-written evaluation and, beside it, this learned
+  // network.
   bool alphabeta = false;
   std::string nnue;
 };
@@ -73,22 +74,29 @@ void bench_solver_alphabeta(const BenchSolver& o) {
     std::vector<Position>& suite = suites[mate->moves - 1];
     if (static_cast<int>(suite.size()) < o.positions) suite.push_back(mate->pos);
   }
-  const auto net = o.nnue.empty() ? nullptr : nnue::load(o.nnue);
-  std::printf("bench solver --alphabeta: %zu mates in one, %zu in two, %zu in three; %s evaluation, %lld ms each\n",
-              suites[0].size(), suites[1].size(), suites[2].size(), net ? "learned" : "hand-written",
-              static_cast<long long>(o.movetime_ms));
+  // With a network, each position is searched with both evaluations in
+  // turn, so that the two columns share the machine's conditions.
+  std::vector<std::shared_ptr<const nnue::Network>> evaluations = {nullptr};
+  if (!o.nnue.empty()) evaluations.push_back(nnue::load(o.nnue));
+  std::printf("bench solver --alphabeta: %zu mates in one, %zu in two, %zu in three; %lld ms each\n", suites[0].size(),
+              suites[1].size(), suites[2].size(), static_cast<long long>(o.movetime_ms));
+  std::printf("            %-14s%s\n", "hand-written", evaluations.size() > 1 ? "learned" : "");
   for (int moves = 1; moves <= 3; ++moves) {
-    int found = 0;
+    std::vector<int> found(evaluations.size(), 0);
     for (const Position& p : suites[moves - 1]) {
-      Position pos = p;
-      Searcher searcher(16);
-      searcher.set_network(net);
-      SearchLimits limits;
-      limits.movetime_ms = o.movetime_ms;
-      const SearchResult r = searcher.search(pos, limits);
-      if (r.score >= kMateBound) ++found;
+      for (std::size_t e = 0; e < evaluations.size(); ++e) {
+        Position pos = p;
+        Searcher searcher(16);
+        searcher.set_network(evaluations[e]);
+        SearchLimits limits;
+        limits.movetime_ms = o.movetime_ms;
+        const SearchResult r = searcher.search(pos, limits);
+        if (r.score >= kMateBound) ++found[e];
+      }
     }
-    std::printf("mate in %d  %3d/%zu found\n", moves, found, suites[moves - 1].size());
+    std::printf("mate in %d ", moves);
+    for (int f : found) std::printf("  %3d/%-9zu", f, suites[moves - 1].size());
+    std::printf("\n");
   }
 }
 
@@ -241,7 +249,9 @@ void add_bench_solver_command(CLI::App& bench) {
       ->check(CLI::ExistingFile);
   cmd->add_option("--net", o->net, "network settings (weights=FILE); default: the material evaluator");
   cmd->add_flag("--alphabeta", o->alphabeta, "the alpha-beta search instead (mates in one to three, --movetime each)");
-  cmd->add_option("--nnue", o->nnue, "with --alphabeta: evaluate with this learned network");
+  cmd->add_option("--nnue", o->nnue,
+                  "with --alphabeta: also search every position with this learned network, a second column beside the "
+                  "hand-written evaluation's");
   cmd->callback([o] {
     if (o->alphabeta)
       bench_solver_alphabeta(*o);
