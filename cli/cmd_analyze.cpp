@@ -11,7 +11,7 @@
 
 #include "commands.h"
 #include "common.h"
-#include "engine/play/analysis.h"
+#include "frontends/analysis/analysis.h"
 #include "engine/play/level.h"
 
 namespace ultima::cli {

@@ -12,7 +12,7 @@
 
 #include "commands.h"
 #include "common.h"
-#include "engine/play/analysis.h"
+#include "frontends/analysis/analysis.h"
 #include "engine/rules/movegen.h"
 #include "nn/batching_evaluator.h"
 

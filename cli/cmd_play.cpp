@@ -1,6 +1,6 @@
 // ultima play [--bot SPEC] [--as white|black] [--fen FEN] [--rules PRESET]
 // [--seed N] [--pgn FILE] [--hint SPEC]: a game against a bot at the
-// terminal (engine/play/terminal_game.h), saved as PGN.
+// terminal (frontends/terminal/terminal_game.h), saved as PGN.
 #include <unistd.h>
 
 #include <cstdio>
@@ -13,7 +13,7 @@
 #include "commands.h"
 #include "common.h"
 #include "engine/play/player_spec.h"
-#include "engine/play/terminal_game.h"
+#include "frontends/terminal/terminal_game.h"
 #include "engine/rules/movegen.h"
 
 namespace ultima::cli {

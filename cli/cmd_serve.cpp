@@ -1,5 +1,5 @@
 // ultima serve [--port P] [--host H] [--weights FILE] [--nnue FILE] [--max-searches N]
-// [--max-queue M] [--threads T]: the web board (engine/play/server.h) on a
+// [--max-queue M] [--threads T]: the web board (frontends/server/server.h) on a
 // local HTTP port, until SIGINT or SIGTERM.
 #include <pthread.h>
 #include <signal.h>
@@ -14,7 +14,7 @@
 #include "commands.h"
 #include "common.h"
 #include "engine/play/level.h"
-#include "engine/play/server.h"
+#include "frontends/server/server.h"
 
 namespace ultima::cli {
 namespace {

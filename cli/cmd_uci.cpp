@@ -3,7 +3,7 @@
 
 #include "commands.h"
 #include "common.h"
-#include "engine/play/uci.h"
+#include "frontends/uci/uci.h"
 
 namespace ultima::cli {
 

@@ -35,7 +35,7 @@ stage_done "AddressSanitizer build and tests"
 echo "== threaded tests under ThreadSanitizer"
 cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DULTIMA_SANITIZE=thread -DULTIMA_TORCH=OFF
-cmake --build build-tsan -j "$jobs" --target search_tests mcts_tests play_tests pipeline_tests
+cmake --build build-tsan -j "$jobs" --target search_tests mcts_tests play_tests frontend_tests pipeline_tests
 threaded='^(SearchLimits|SearchThreads|Mcts.*|MateScan|Match|Uci.*|AnalysisService|NnBatchingEvaluator|RunSelfPlay|SelfPlayGame|LoopSelfPlayStage|LoopEvaluationStage)\.'
 # Some kernels randomize the address space more than ThreadSanitizer's
 # fixed layout allows; setarch -R runs the tests without that.

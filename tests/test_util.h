@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <string_view>
@@ -161,6 +163,28 @@ class TempDir {
 
  private:
   std::string path_;
+};
+
+// The bot catalogue's folder ($ULTIMA_BOTS) pointed at a fresh temporary
+// one for the life of the object, with bot files written into it.
+class BotsFolder {
+ public:
+  BotsFolder() : temp_("bots"), dir_(temp_.path()) {
+    const char* old = std::getenv("ULTIMA_BOTS");
+    if (old) old_ = old;
+    setenv("ULTIMA_BOTS", dir_.c_str(), 1);
+  }
+  ~BotsFolder() {
+    if (old_.empty()) unsetenv("ULTIMA_BOTS");
+    else setenv("ULTIMA_BOTS", old_.c_str(), 1);
+  }
+  void write(const std::string& name, const std::string& text) const { std::ofstream(dir_ + "/" + name + ".yaml") << text; }
+  const std::string& dir() const { return dir_; }
+
+ private:
+  test::TempDir temp_;
+  std::string dir_;
+  std::string old_;
 };
 
 }  // namespace ultima::test

@@ -10,6 +10,7 @@
 #include "engine/rules/file_io.h"
 #include "engine/rules/movegen.h"
 #include "engine/rules/notation.h"
+#include "engine/rules/replay.h"
 #include "engine/search/static_eval.h"
 
 namespace ultima {
@@ -495,15 +496,10 @@ Puzzle puzzle_from_json(std::string_view line, const std::string& origin) {
   }
   const std::vector<std::string> moves = strings("solution");
   if (moves.empty()) throw fail("empty solution");
-  for (std::size_t i = 0; i < moves.size(); ++i) {
-    if (game_status(pos).over()) throw fail("solution move " + std::to_string(i + 1) + " comes after the game's end");
-    try {
-      const Move m = parse_coordinate(pos, moves[i]);
-      p.solution.push_back(m);
-      pos.make(m);
-    } catch (const MoveError& e) {
-      throw fail("solution move " + std::to_string(i + 1) + " '" + moves[i] + "': " + e.what());
-    }
+  try {
+    p.solution = replay_game(pos, moves, "solution").moves;
+  } catch (const ReplayError& e) {
+    throw fail(e.what());
   }
   p.tags = strings("tags");
   for (const std::string& t : p.tags)

@@ -7,6 +7,7 @@
 #include "engine/rules/notation.h"
 #include "engine/rules/perft.h"
 #include "engine/rules/position.h"
+#include "engine/rules/replay.h"
 #include "engine/rules/rule_set.h"
 #include "engine/rules/symmetry.h"
 #include "engine/rules/types.h"

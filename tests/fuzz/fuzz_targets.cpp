@@ -17,7 +17,7 @@
 #include <cctype>
 
 #include "engine/play/pgn.h"
-#include "engine/play/uci.h"
+#include "frontends/uci/uci.h"
 #include "engine/rules/rules.h"
 #include "nn/data/sample.h"
 #include "nn/model_file.h"

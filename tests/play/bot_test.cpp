@@ -18,7 +18,6 @@
 #include "engine/play/match.h"
 #include "engine/play/player_spec.h"
 #include "engine/play/style.h"
-#include "engine/play/uci.h"
 #include "engine/rules/rules.h"
 #include "test_util.h"
 
@@ -28,26 +27,6 @@ namespace {
 namespace fs = std::filesystem;
 
 // A bots folder of the test's own, named by $ULTIMA_BOTS while it lives.
-class BotsFolder {
- public:
-  BotsFolder() : temp_("bots"), dir_(temp_.path()) {
-    const char* old = std::getenv("ULTIMA_BOTS");
-    if (old) old_ = old;
-    setenv("ULTIMA_BOTS", dir_.c_str(), 1);
-  }
-  ~BotsFolder() {
-    if (old_.empty()) unsetenv("ULTIMA_BOTS");
-    else setenv("ULTIMA_BOTS", old_.c_str(), 1);
-  }
-  void write(const std::string& name, const std::string& text) const { std::ofstream(dir_ + "/" + name + ".yaml") << text; }
-  const std::string& dir() const { return dir_; }
-
- private:
-  test::TempDir temp_;
-  std::string dir_;
-  std::string old_;
-};
-
 std::string message_of(const std::function<void()>& f) {
   try {
     f();
@@ -145,7 +124,7 @@ TEST(BotFile, KeysAreSetKeepingComments) {
 // The catalogue
 
 TEST(BotCatalogue, LevelsThenBotFilesByOrder) {
-  BotsFolder folder;
+  test::BotsFolder folder;
   folder.write("mid", "name: mid\ndescription: between\nstyle: test\nspec: random\norder: 3.5\nelo: 900\n");
   folder.write("top", "name: top\ndescription: above all\nstyle: test\nspec: search:depth=1\norder: 100\n");
   const std::vector<Bot> bots = load_catalogue();
@@ -183,7 +162,7 @@ TEST(BotCatalogue, EveryShippedBotFileLoadsAndMakesAPlayer) {
 
 TEST(BotCatalogue, DuplicateNamesAndMisnamedFilesAreRefused) {
   {
-    BotsFolder folder;
+    test::BotsFolder folder;
     const std::string level = load_levels().front().name;
     folder.write(level, "name: " + level + "\ndescription: d\nstyle: s\nspec: random\n");
     const std::string m = message_of([] { load_catalogue(); });
@@ -192,7 +171,7 @@ TEST(BotCatalogue, DuplicateNamesAndMisnamedFilesAreRefused) {
     EXPECT_EQ(make_player(level)->name(), level);
   }
   {
-    BotsFolder folder;
+    test::BotsFolder folder;
     folder.write("file-name", "name: other\ndescription: d\nstyle: s\nspec: random\n");
     const std::string m = message_of([] { load_catalogue(); });
     EXPECT_NE(m.find("must be in other.yaml"), std::string::npos) << m;
@@ -200,7 +179,7 @@ TEST(BotCatalogue, DuplicateNamesAndMisnamedFilesAreRefused) {
 }
 
 TEST(BotCatalogue, BotsAreSpecs) {
-  BotsFolder folder;
+  test::BotsFolder folder;
   folder.write("mover", "name: mover\ndescription: d\nstyle: s\nspec: random\n");
   folder.write("chained", "name: chained\ndescription: d\nstyle: s\nspec: mover\n");
   folder.write("broken", "name: broken\ndescription: d\nstyle: s\nspec: search:depht=2\n");
@@ -320,83 +299,6 @@ TEST(BotsReport, BadFilesNameTheField) {
   EXPECT_NE(m.find("b.json: bots[0]: 'games' has the wrong type"), std::string::npos) << m;
   m = message_of([&] { read_bots_report("{", "b.json"); });
   EXPECT_NE(m.find("b.json: not valid JSON"), std::string::npos) << m;
-}
-
-// UCI
-
-std::string uci_session(const std::string& input) {
-  std::istringstream in(input);
-  std::ostringstream out;
-  run_uci(in, out);
-  return out.str();
-}
-
-std::string bestmove_of(const std::string& output) {
-  const std::size_t at = output.rfind("bestmove ");
-  if (at == std::string::npos) return "";
-  std::istringstream in(output.substr(at + 9));
-  std::string move;
-  in >> move;
-  return move;
-}
-
-TEST(BotUci, UciEloPicksTheNearestBot) {
-  BotsFolder folder;
-  const std::vector<Level> levels = load_levels();
-  ASSERT_GE(levels.size(), 2u);
-  const int a = levels[0].elo, b = levels[1].elo;
-  const int middle = (a + b) / 2;
-  folder.write("between", "name: between\ndescription: d\nstyle: s\nspec: random\norder: 1.5\nelo: " +
-                              std::to_string(middle) + "\n");
-  const auto playing_as = [](int elo) {
-    const std::string out = uci_session("setoption name UCI_LimitStrength value true\nsetoption name UCI_Elo value " +
-                                        std::to_string(elo) + "\n");
-    const std::size_t at = out.rfind("playing as ");
-    if (at == std::string::npos) return std::string();
-    std::istringstream in(out.substr(at + 11));
-    std::string kind, name;
-    in >> kind >> name;  // "level NAME" or "bot NAME"
-    return name;
-  };
-  EXPECT_EQ(playing_as(middle), "between");
-  EXPECT_EQ(playing_as(middle + 1), "between");
-  EXPECT_EQ(playing_as(a - 1000), levels[0].name);
-  EXPECT_EQ(playing_as(b + (b - middle) / 2 + 1), levels[1].name);
-  const Level& strongest = *std::max_element(levels.begin(), levels.end(),
-                                             [](const Level& x, const Level& y) { return x.elo < y.elo; });
-  EXPECT_EQ(playing_as(1000000), strongest.name);
-  // The handshake lists the bot and the Elo range covers the catalogue.
-  const std::string hello = uci_session("uci\n");
-  EXPECT_NE(hello.find("option name Bot type combo default none var none"), std::string::npos);
-  EXPECT_NE(hello.find(" var between"), std::string::npos);
-}
-
-TEST(BotUci, BotOptionPlaysAsThatBot) {
-  BotsFolder folder;
-  folder.write("mover", "name: mover\ndescription: d\nstyle: s\nspec: random\n");
-  folder.write("shallow", "name: shallow\ndescription: d\nstyle: s\nspec: search:depth=1,skill=0\n");
-  Position pos = Position::start();
-  pos.make(parse_move(pos, "a2a3"));
-  const std::string expected = to_coordinate(RandomPlayer().choose(pos, pos.key() ^ 0x1EE7).move);
-  const std::string out = uci_session("setoption name Bot value mover\nposition startpos moves a2a3\ngo depth 5\n");
-  EXPECT_NE(out.find("info string playing as bot mover"), std::string::npos) << out;
-  EXPECT_EQ(bestmove_of(out), expected) << out;
-  // A searching bot plays within its own budget, reporting its search.
-  const std::string searched = uci_session("setoption name Bot value shallow\nposition startpos\ngo depth 6\n");
-  EXPECT_NE(searched.find("info depth 1 "), std::string::npos) << searched;
-  EXPECT_EQ(searched.find("info depth 2 "), std::string::npos) << searched;
-  EXPECT_TRUE(test::is_legal(Position::start(), parse_move(Position::start(), bestmove_of(searched))));
-  // "none" goes back to full strength; unknown names are errors.
-  const std::string off = uci_session("setoption name Bot value mover\nsetoption name Bot value none\ngo depth 2\n");
-  EXPECT_NE(off.find("info depth 2 "), std::string::npos) << off;
-  // A bot that cannot start (a network bot in a program without networks)
-  // is reported, and the engine's search still answers with a legal move.
-  folder.write("netbot", "name: netbot\ndescription: d\nstyle: s\nspec: mcts:weights=model.unn\n");
-  const std::string failed = uci_session("setoption name Bot value netbot\nposition startpos\ngo\n");
-  EXPECT_NE(failed.find("info string error cannot start bot netbot"), std::string::npos) << failed;
-  EXPECT_TRUE(test::is_legal(Position::start(), parse_move(Position::start(), bestmove_of(failed)))) << failed;
-  const std::string bad = uci_session("setoption name Bot value nobody\n");
-  EXPECT_NE(bad.find("info string error unknown bot 'nobody'"), std::string::npos) << bad;
 }
 
 // Skill limiting

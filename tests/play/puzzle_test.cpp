@@ -178,7 +178,7 @@ TEST(PuzzleFile, MalformedLinesAreRefusedWithTheLineNamed) {
       {"{not json", "not JSON"},
       {"[1,2]", "not a JSON object"},
       {with("\"kind\":\"gain\"", "\"kind\":\"puzzle\""), "kind"},
-      {with("\"a5b5\"", "\"a5b6\""), "solution move 1"},
+      {with("\"a5b5\"", "\"a5b6\""), "solution[0] 'a5b6'"},
       {with("\"pinch\"", "\"fork\""), "unknown tag"},
       {with("\"fen\":\"7k", "\"fen\":\"9k"), "bad FEN"},
       {with("\"rules\":\"abbott1963\"", "\"rules\":\"nosuch\""), "bad rules"},

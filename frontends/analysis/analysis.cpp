@@ -1,4 +1,4 @@
-#include "engine/play/analysis.h"
+#include "frontends/analysis/analysis.h"
 
 #include <algorithm>
 #include <atomic>
@@ -25,6 +25,7 @@
 #include "engine/play/value_fit.h"
 #include "engine/rules/movegen.h"
 #include "engine/rules/notation.h"
+#include "engine/rules/replay.h"
 #include "engine/rules/rule_set.h"
 #include "engine/search/search.h"
 
@@ -370,22 +371,17 @@ class AnalysisService::Impl {
     const std::string fen = string_field(q, "fen", "startpos");
     Position pos;
     try {
-      pos = fen == "startpos" ? Position::start(rules) : Position::from_fen(fen, rules);
+      pos = start_position(fen, rules);
     } catch (const std::exception& e) {
       fail("fen", e.what());
     }
     // The position at every turn: turn t follows the first t moves.
     const std::vector<std::string> moves = string_list(q, "moves");
-    std::vector<Position> at_turn{pos};
-    for (std::size_t i = 0; i < moves.size(); ++i) {
-      const std::string where = "moves[" + std::to_string(i) + "] '" + moves[i] + "': ";
-      if (game_status(pos).over()) fail("moves", where + "the game has already ended");
-      try {
-        pos.make(parse_coordinate(pos, moves[i]));
-      } catch (const std::exception& e) {
-        fail("moves", where + e.what());
-      }
-      at_turn.push_back(pos);
+    std::vector<Position> at_turn;
+    try {
+      at_turn = replay_game(pos, moves).positions;
+    } catch (const ReplayError& e) {
+      fail("moves", e.what());
     }
     std::vector<int> turns;
     if (q.contains("analyze_turns")) {

@@ -1,4 +1,4 @@
-#include "engine/play/terminal_game.h"
+#include "frontends/terminal/terminal_game.h"
 
 #include <algorithm>
 #include <cctype>

@@ -19,11 +19,12 @@
 #include <vector>
 
 #include "engine/play/level.h"
+#include "engine/play/player.h"
 #include "engine/play/player_spec.h"
-#include "engine/play/uci.h"
 #include "engine/rules/rules.h"
 #include "engine/search/search.h"
-#include "fake_network.h"
+#include "frontends/uci/uci.h"
+#include "play/fake_network.h"
 #include "test_util.h"
 
 namespace ultima {
@@ -878,6 +879,67 @@ TEST(MctsClock, TheSearchReportsATimeWithinTheClock) {
     const std::int64_t clock = contains(go, "wtime 400") ? 400 : contains(go, "wtime 600") ? 600 : 300;
     EXPECT_LT(info_value(infos.back(), "time"), clock) << infos.back();
   }
+}
+
+// The UCI options Bot and UCI_Elo over a bot catalogue of its own.
+
+TEST(BotUci, UciEloPicksTheNearestBot) {
+  test::BotsFolder folder;
+  const std::vector<Level> levels = load_levels();
+  ASSERT_GE(levels.size(), 2u);
+  const int a = levels[0].elo, b = levels[1].elo;
+  const int middle = (a + b) / 2;
+  folder.write("between", "name: between\ndescription: d\nstyle: s\nspec: random\norder: 1.5\nelo: " +
+                              std::to_string(middle) + "\n");
+  const auto playing_as = [](int elo) {
+    const std::string out = session("setoption name UCI_LimitStrength value true\nsetoption name UCI_Elo value " +
+                                        std::to_string(elo) + "\n");
+    const std::size_t at = out.rfind("playing as ");
+    if (at == std::string::npos) return std::string();
+    std::istringstream in(out.substr(at + 11));
+    std::string kind, name;
+    in >> kind >> name;  // "level NAME" or "bot NAME"
+    return name;
+  };
+  EXPECT_EQ(playing_as(middle), "between");
+  EXPECT_EQ(playing_as(middle + 1), "between");
+  EXPECT_EQ(playing_as(a - 1000), levels[0].name);
+  EXPECT_EQ(playing_as(b + (b - middle) / 2 + 1), levels[1].name);
+  const Level& strongest = *std::max_element(levels.begin(), levels.end(),
+                                             [](const Level& x, const Level& y) { return x.elo < y.elo; });
+  EXPECT_EQ(playing_as(1000000), strongest.name);
+  // The handshake lists the bot and the Elo range covers the catalogue.
+  const std::string hello = session("uci\n");
+  EXPECT_NE(hello.find("option name Bot type combo default none var none"), std::string::npos);
+  EXPECT_NE(hello.find(" var between"), std::string::npos);
+}
+
+TEST(BotUci, BotOptionPlaysAsThatBot) {
+  test::BotsFolder folder;
+  folder.write("mover", "name: mover\ndescription: d\nstyle: s\nspec: random\n");
+  folder.write("shallow", "name: shallow\ndescription: d\nstyle: s\nspec: search:depth=1,skill=0\n");
+  Position pos = Position::start();
+  pos.make(parse_move(pos, "a2a3"));
+  const std::string expected = to_coordinate(RandomPlayer().choose(pos, pos.key() ^ 0x1EE7).move);
+  const std::string out = session("setoption name Bot value mover\nposition startpos moves a2a3\ngo depth 5\n");
+  EXPECT_NE(out.find("info string playing as bot mover"), std::string::npos) << out;
+  EXPECT_EQ(bestmove(out), expected) << out;
+  // A searching bot plays within its own budget, reporting its search.
+  const std::string searched = session("setoption name Bot value shallow\nposition startpos\ngo depth 6\n");
+  EXPECT_NE(searched.find("info depth 1 "), std::string::npos) << searched;
+  EXPECT_EQ(searched.find("info depth 2 "), std::string::npos) << searched;
+  EXPECT_TRUE(test::is_legal(Position::start(), parse_move(Position::start(), bestmove(searched))));
+  // "none" goes back to full strength; unknown names are errors.
+  const std::string off = session("setoption name Bot value mover\nsetoption name Bot value none\ngo depth 2\n");
+  EXPECT_NE(off.find("info depth 2 "), std::string::npos) << off;
+  // A bot that cannot start (a network bot in a program without networks)
+  // is reported, and the engine's search still answers with a legal move.
+  folder.write("netbot", "name: netbot\ndescription: d\nstyle: s\nspec: mcts:weights=model.unn\n");
+  const std::string failed = session("setoption name Bot value netbot\nposition startpos\ngo\n");
+  EXPECT_NE(failed.find("info string error cannot start bot netbot"), std::string::npos) << failed;
+  EXPECT_TRUE(test::is_legal(Position::start(), parse_move(Position::start(), bestmove(failed)))) << failed;
+  const std::string bad = session("setoption name Bot value nobody\n");
+  EXPECT_NE(bad.find("info string error unknown bot 'nobody'"), std::string::npos) << bad;
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// The web board's files (engine/play/web/), built into the program by
+// The web board's files (frontends/server/web/), built into the program by
 // CMake (embed_web_assets.cmake), so `ultima serve` needs no files beside it.
 #pragma once
 

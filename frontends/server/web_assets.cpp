@@ -1,4 +1,4 @@
-#include "engine/play/web_assets.h"
+#include "frontends/server/web_assets.h"
 
 #include <algorithm>
 

@@ -1,5 +1,5 @@
 // `ultima serve`: the web board's HTTP server. It serves the page (the
-// files of engine/play/web/, built into the program) and the JSON API the
+// files of frontends/server/web/, built into the program) and the JSON API the
 // page talks to: positions with their legal moves and captures, bot moves,
 // analyses streamed from the shared analysis engine, puzzles, PGN. The API
 // is described in docs/web.md.

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "engine/mcts/material_evaluator.h"
-#include "engine/play/analysis.h"
+#include "frontends/analysis/analysis.h"
 #include "engine/play/level.h"
 #include "engine/rules/notation.h"
 #include "engine/search/search.h"

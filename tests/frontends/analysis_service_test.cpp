@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine/play/analysis.h"
+#include "frontends/analysis/analysis.h"
 
 namespace ultima {
 namespace {

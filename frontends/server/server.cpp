@@ -1,5 +1,5 @@
 // The web board's server. This is the one file that includes httplib.h.
-#include "engine/play/server.h"
+#include "frontends/server/server.h"
 
 #include <arpa/inet.h>
 #include <httplib.h>
@@ -26,16 +26,17 @@
 #include <vector>
 
 #include "engine/mcts/mcts.h"
-#include "engine/play/analysis.h"
+#include "frontends/analysis/analysis.h"
 #include "engine/play/bot.h"
 #include "engine/play/level.h"
 #include "engine/play/match.h"
 #include "engine/play/pgn.h"
 #include "engine/play/puzzle.h"
 #include "engine/play/value_fit.h"
-#include "engine/play/web_assets.h"
+#include "frontends/server/web_assets.h"
 #include "engine/rules/movegen.h"
 #include "engine/rules/notation.h"
+#include "engine/rules/replay.h"
 #include "engine/rules/rule_set.h"
 #include "engine/search/search.h"
 
@@ -135,7 +136,7 @@ Rules rules_field(const json& body) {
 
 Position fen_position(const std::string& fen, const Rules& rules) {
   try {
-    return fen.empty() || fen == "startpos" ? Position::start(rules) : Position::from_fen(fen, rules);
+    return start_position(fen, rules);
   } catch (const std::exception& e) {
     bad("fen", std::string("fen: ") + e.what());
   }
@@ -157,35 +158,38 @@ json captures_json(const Move& m) {
   return a;
 }
 
-// A game: the position after the moves, with each move's record.
+// Plays a list of moves (the request's field `list`) from `start`; a move
+// that cannot be played is a 400 naming it.
+ReplayedGame replay_moves(const Position& start, const std::vector<std::string>& moves, const std::string& list = "moves") {
+  try {
+    return replay_game(start, moves, list);
+  } catch (const ReplayError& e) {
+    bad(list, e.what());
+  }
+}
+
+// A game: the position after the moves, the moves, and each move's record.
 struct Game {
   Position pos;
+  std::vector<Move> moves;
   json history = json::array();
 };
 
 Game replay(const json& body) {
   const Rules rules = rules_field(body);
-  Game g{fen_position(string_field(body, "fen", ""), rules)};
-  const std::vector<std::string> moves = string_list(body, "moves");
-  for (std::size_t i = 0; i < moves.size(); ++i) {
-    const std::string where = "moves[" + std::to_string(i) + "] '" + moves[i].substr(0, 40) + "': ";
-    const GameStatus status = game_status(g.pos);
-    if (status.over()) bad("moves", where + "the game has already ended (" + termination_name(status.termination) + ")");
-    Move m;
-    try {
-      m = parse_coordinate(g.pos, moves[i]);
-    } catch (const std::exception& e) {
-      bad("moves", where + e.what());
-    }
+  const ReplayedGame played = replay_moves(fen_position(string_field(body, "fen", ""), rules), string_list(body, "moves"));
+  Game g{played.last(), played.moves};
+  for (std::size_t i = 0; i < played.moves.size(); ++i) {
+    const Position& before = played.positions[i];
+    const Move& m = played.moves[i];
     json entry;
     entry["move"] = to_coordinate(m);
-    entry["notation"] = to_readable(g.pos, m);
+    entry["notation"] = to_readable(before, m);
     json captured = json::array();
     for (Square s : removed_squares(m))
-      captured.push_back({{"square", square_name(s)}, {"piece", std::string(1, piece_char(g.pos.piece_on(s)))}});
+      captured.push_back({{"square", square_name(s)}, {"piece", std::string(1, piece_char(before.piece_on(s)))}});
     entry["captured"] = captured;
-    g.pos.make(m);
-    entry["fen_after"] = g.pos.fen();
+    entry["fen_after"] = played.positions[i + 1].fen();
     g.history.push_back(entry);
   }
   return g;
@@ -788,26 +792,20 @@ class WebServer::Impl {
     if (moves.size() > p.solution.size())
       bad("moves", "moves: " + std::to_string(moves.size()) + " moves, but the solution has only " +
                        std::to_string(p.solution.size()));
-    Position pos = Position::from_fen(p.fen, p.rules);
+    const ReplayedGame played = replay_moves(Position::from_fen(p.fen, p.rules), moves);
     json out;
     out["correct"] = true;
     out["solved"] = false;
     out["reply"] = nullptr;
     for (std::size_t i = 0; i < moves.size(); ++i) {
-      Move m;
-      try {
-        m = parse_coordinate(pos, moves[i]);
-      } catch (const std::exception& e) {
-        bad("moves", "moves[" + std::to_string(i) + "] '" + moves[i].substr(0, 40) + "': " + e.what());
-      }
+      const Move& m = played.moves[i];
       const Move& expected = p.solution[i];
       const bool solver = i % 2 == 0;
       if (!(m == expected)) {
         if (!solver)
-          bad("moves", "moves[" + std::to_string(i) + "] '" + moves[i].substr(0, 40) +
-                           "': the reply in this puzzle is " + to_coordinate(expected));
+          bad("moves", ReplayError("moves", i, moves[i], "the reply in this puzzle is " + to_coordinate(expected)).what());
         // Another move that wins at once (a mate) is as good as the solution's.
-        if (wins_at_once(pos, m)) {
+        if (Position before = played.positions[i]; wins_at_once(before, m)) {
           out["solved"] = true;
           return send_json(res, out);
         }
@@ -815,7 +813,6 @@ class WebServer::Impl {
         out["expected"] = to_coordinate(expected);
         return send_json(res, out);
       }
-      pos.make(m);
     }
     out["solved"] = moves.size() == p.solution.size();
     if (moves.size() % 2 == 1 && moves.size() < p.solution.size())
@@ -886,13 +883,7 @@ class WebServer::Impl {
         else r.other_tags.emplace_back(key, value);
       }
     }
-    const Game game = replay(body);
-    Position pos = first;
-    for (const json& h : game.history) {
-      const Move m = parse_coordinate(pos, h["move"].get<std::string>());
-      r.moves.push_back(m);
-      pos.make(m);
-    }
+    r.moves = replay(body).moves;
     const std::string result = string_field(body, "result", "*");
     if (result == "1-0") r.result = Outcome::kWhiteWins;
     else if (result == "0-1") r.result = Outcome::kBlackWins;

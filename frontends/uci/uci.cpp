@@ -1,4 +1,4 @@
-#include "engine/play/uci.h"
+#include "frontends/uci/uci.h"
 
 #include <algorithm>
 #include <cmath>
@@ -23,6 +23,7 @@
 #include "engine/play/value_fit.h"
 #include "engine/rules/movegen.h"
 #include "engine/rules/notation.h"
+#include "engine/rules/replay.h"
 #include "engine/search/search.h"
 
 namespace ultima {
@@ -316,10 +317,8 @@ class UciEngine {
       }
       if (i < t.size()) {
         if (t[i] != "moves") return error("expected 'moves' after the position, got '" + t[i] + "'");
-        for (++i; i < t.size(); ++i) {
-          if (game_status(next).over()) return error("move '" + t[i] + "' after the game has ended");
-          next.make(parse_coordinate(next, t[i]));
-        }
+        next = replay_game(next, std::vector<std::string>(t.begin() + static_cast<std::ptrdiff_t>(i) + 1, t.end()))
+                   .last();
       }
     } catch (const std::exception& e) {
       return error(e.what());

@@ -10,7 +10,7 @@
 
 #include "engine/play/pgn.h"
 #include "engine/play/player_spec.h"
-#include "engine/play/terminal_game.h"
+#include "frontends/terminal/terminal_game.h"
 #include "test_util.h"
 
 namespace ultima {
