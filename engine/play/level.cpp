@@ -53,6 +53,10 @@ bool set_key(Level& level, const std::string& key, const YAML::Node& value, cons
   } else if (key == "elo") {
     level.elo = read_as<int>(value, key, origin, "an integer");
     level.has_elo = true;
+  } else if (key == "threads") {
+    level.threads = read_as<int>(value, key, origin, "an integer");
+    if (level.threads < 1 || level.threads > 256)
+      throw std::invalid_argument(origin + ": 'threads' must be from 1 to 256");
   } else if (key == "hash_mb") {
     level.hash_mb = non_negative(read_as<int>(value, key, origin, "an integer"));
   } else if (key == "material_only") {
@@ -91,6 +95,7 @@ const std::vector<KeyHelp>& spec_keys() {
       {"blunder_rate", "share of moves played at random, 0 to 1 (also: blunder)"},
       {"skill", "0 to 20: below 20, picks among the best lines with a weakness that grows as skill falls"},
       {"hash_mb", "transposition table megabytes"},
+      {"threads", "search threads (Lazy SMP), 1 to 256"},
       {"material_only", "true: piece values alone, every other weight off"},
       {"nnue", "a learned evaluation in place of the weights: a network file (ultima nnue train), default (the shipped one) or none"},
       {"elo", "the Elo it is rated at (random mover = 0)"},
@@ -141,6 +146,7 @@ std::string level_keys_help() {
       return text;
     }
     if (key == "hash_mb") return std::to_string(defaults.hash_mb);
+    if (key == "threads") return std::to_string(defaults.threads);
     if (key == "skill") return std::to_string(defaults.skill);
     if (key == "material_only") return "false";
     return "none";
@@ -288,7 +294,9 @@ MoveChoice play_level_move(Searcher& searcher, const Level& level, Position& pos
   return choice;
 }
 
-SearchPlayer::SearchPlayer(Level level) : level_(std::move(level)), searcher_(level_.hash_mb) {}
+SearchPlayer::SearchPlayer(Level level) : level_(std::move(level)), searcher_(level_.hash_mb) {
+  searcher_.set_threads(level_.threads);
+}
 
 MoveChoice SearchPlayer::choose(Position& pos, std::uint64_t seed) {
   return play_level_move(searcher_, level_, pos, seed);

@@ -32,6 +32,7 @@ struct Level {
   int elo = 0;               // measured on the ladder (random mover = 0)
   bool has_elo = false;
   std::size_t hash_mb = 16;
+  int threads = 1;           // search threads (Lazy SMP) of a SearchPlayer
   EvalWeights weights;
   // A learned evaluation (engine/nnue) in place of the weights: as given
   // ("default" for the shipped network, see load_nnue; relative paths in a

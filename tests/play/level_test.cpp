@@ -89,6 +89,8 @@ TEST(Level, FromPairs) {
   EXPECT_EQ(l.eval_noise_cp, 20);
   EXPECT_DOUBLE_EQ(l.blunder_rate, 0.25);
   EXPECT_EQ(l.hash_mb, 2u);
+  EXPECT_EQ(l.threads, 1);
+  EXPECT_EQ(Level::from_pairs("nodes=100,threads=2").threads, 2);
 }
 
 // The exception's message must contain every one of `words`.
@@ -122,6 +124,8 @@ TEST(Level, BadLevelFilesAreRejected) {
   expect_rejected([&] { Level::parse("depth: 2\n", "t.yaml"); }, {"t.yaml", "name"});
   expect_rejected([&] { Level::parse(ok + "weights: {aggression: 6}\n", "t.yaml"); }, {"aggression"});
   expect_rejected([] { Level::load("/nonexistent/level.yaml"); }, {"/nonexistent/level.yaml"});
+  expect_rejected([] { Level::from_pairs("nodes=100,threads=0"); }, {"threads"});
+  expect_rejected([] { Level::from_pairs("nodes=100,threads=two"); }, {"threads"});
   // A learned evaluation's file is read when the level is: a missing or
   // damaged one is refused before any game, the level and the file named.
   expect_rejected([&] { Level::parse(ok + "nnue: /nonexistent/net.unnue\n", "t.yaml"); },
