@@ -12,7 +12,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 echo "== bench perft"
-"$ultima" bench perft 2>&1 | awk '$2 == "depth" || $1 == "total" { print $1, $2, $3, $4, $5 }'
+"$ultima" bench perft 2>&1 | awk '$2 == "depth" { print $1, $2, $3, $4, $5 } $1 == "total" { print $1, $2, $3 }'
 echo "== perft divide (cambridge, depth 3)"
 "$ultima" perft --depth 3 --divide --rules cambridge
 echo "== bench search"
