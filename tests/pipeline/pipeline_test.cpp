@@ -19,6 +19,7 @@
 #include <memory>
 #include <random>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -1649,6 +1650,74 @@ TEST(RunConfig, ShippedConfigsParseAndRoundTrip) {
   EXPECT_EQ(tiny.training.seed, 7u);
   EXPECT_EQ(tiny.training.window.min_samples, 1000u);
   EXPECT_EQ(tiny.selfplay.rules.name(), tiny.rules.name());
+}
+
+// Each config in configs/experiments/ keeps the config of the run it
+// documents: its resolved text, what `ultima loop --config FILE
+// --print-config` prints, is recorded in configs/experiments/resolved/
+// under the same name. A change to a base config or to a default of the
+// code that reaches an old run's config fails here, instead of changing
+// that run's config unnoticed.
+TEST(RunConfig, ExperimentConfigsResolveToTheirRecordedCopies) {
+  const std::string folder = "configs/experiments";
+  auto yaml_files = [](const std::string& dir) {
+    std::set<std::string> names;
+    for (const auto& entry : fs::directory_iterator(source_file(dir)))
+      if (entry.is_regular_file() && entry.path().extension() == ".yaml")
+        names.insert(entry.path().filename().string());
+    return names;
+  };
+  const std::set<std::string> configs = yaml_files(folder), recorded = yaml_files(folder + "/resolved");
+  EXPECT_TRUE(configs.count("cpu-gumbel.yaml"));
+  for (const std::string& name : configs) {
+    const std::string config_path = folder + "/" + name, copy_path = folder + "/resolved/" + name;
+    const std::string record = "ultima loop --config " + config_path + " --print-config > " + copy_path;
+    if (!recorded.count(name)) {
+      ADD_FAILURE() << config_path << " has no recorded copy " << copy_path << "; record it with: " << record;
+      continue;
+    }
+    std::string resolved;
+    loop::RunConfig c;
+    try {
+      c = loop::RunConfig::load(source_file(config_path));
+      resolved = c.to_yaml();
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << config_path << " does not load: " << e.what();
+      continue;
+    }
+    const std::string copy = read_file(source_file(copy_path));
+    if (resolved == copy) continue;
+    // Name the keys whose values differ (where the copy still reads), and
+    // the first line that differs.
+    std::string keys;
+    try {
+      for (const std::string& key : c.differing_keys(loop::RunConfig::parse(copy, copy_path))) keys += " " + key;
+      if (keys.empty())
+        keys = " none by value; the text differs (a key the program gained, or a number printed differently)";
+    } catch (const std::exception& e) {
+      keys = std::string(" unknown, as the copy no longer reads: ") + e.what();
+    }
+    std::istringstream now(resolved), then(copy);
+    std::string line_now, line_then;
+    int line = 0;
+    while (true) {
+      ++line;
+      const bool more_now = static_cast<bool>(std::getline(now, line_now));
+      const bool more_then = static_cast<bool>(std::getline(then, line_then));
+      if (!more_now) line_now = "(end)";
+      if (!more_then) line_then = "(end)";
+      if (line_now != line_then || (!more_now && !more_then)) break;
+    }
+    ADD_FAILURE() << config_path << " no longer resolves to its recorded copy " << copy_path
+                  << ": a change to a base config or to a default of the code changed the config of the run it "
+                  << "documents. Keys that differ:" << keys << ". First differing line, " << line << ": now '"
+                  << line_now << "', recorded '" << line_then << "'. State the run's value in the config (or in the "
+                  << "frozen config it is based on); only where the config is meant to follow the change, record it "
+                  << "again: " << record;
+  }
+  for (const std::string& name : recorded)
+    EXPECT_TRUE(configs.count(name)) << folder << "/resolved/" << name << " is a recorded copy without its config "
+                                     << folder << "/" << name << "; remove it with the config";
 }
 
 TEST(RunConfig, BuiltinConfigParses) {
