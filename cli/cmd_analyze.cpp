@@ -21,7 +21,7 @@ using json = nlohmann::json;
 
 struct AnalyzeOptions {
   AnalysisOptions engine;
-  std::string fen, rules = "abbott1963", moves, backend = "alphabeta", weights;
+  std::string fen, rules = kDefaultRules, moves, backend = "alphabeta", weights;
   int depth = 0, multipv = 1;
   long long nodes = 0, visits = 0, movetime_ms = 0;
   bool json_out = false;
@@ -114,14 +114,13 @@ void add_analyze_command(CLI::App& app) {
       "JSON analysis engine: one query per line on standard input, answers as JSON lines (docs/analysis.md); "
       "with --fen, one position from the shell");
   cmd->add_option("--parallel", o->engine.parallel, "turns searched at once")->check(CLI::Range(1, 256));
-  cmd->add_option("--hash", o->engine.hash_mb, "alpha-beta transposition table per search, MB")
-      ->check(CLI::Range(1, 65536));
+  add_hash_option(cmd, o->engine.hash_mb, "alpha-beta transposition table per search, MB");
   cmd->add_option("--nnue", o->engine.nnue,
                   "evaluation of the alpha-beta queries that name none: default (the shipped learned one), none (the "
                   "hand-written one) or a network file")
       ->capture_default_str();
   CLI::Option* fen = cmd->add_option("--fen", o->fen, "analyse this position (FEN or startpos) and exit");
-  cmd->add_option("--rules", o->rules, "rule preset, optionally with switches")->needs(fen);
+  add_rules_option(cmd, o->rules)->needs(fen);
   cmd->add_option("--moves", o->moves, "moves played from the position, space-separated")->needs(fen);
   cmd->add_option("--backend", o->backend, "alphabeta or mcts")->needs(fen);
   cmd->add_option("--weights", o->weights, "network for mcts; none: the material evaluator")->needs(fen);

@@ -197,7 +197,7 @@ void add_bench_command(CLI::App& app) {
   smp->add_option("--seconds", sb->seconds, "search time per position")
       ->check(CLI::Range(0.05, 600.0))
       ->capture_default_str();
-  smp->add_option("--hash", sb->hash_mb, "transposition table MB")->check(CLI::Range(1, 65536))->capture_default_str();
+  add_hash_option(smp, sb->hash_mb, "transposition table MB");
   smp->callback([sb] { bench_smp(sb->threads, sb->seconds, sb->hash_mb); });
   struct MctsBench {
     std::string net;

@@ -19,6 +19,7 @@
 #include "commands.h"
 #include "launch.h"
 #include "engine/rules/movegen.h"
+#include "engine/rules/rule_set.h"
 #include "nn/network.h"
 #include "nn/distributed.h"
 #include "nn/trainer.h"
@@ -83,7 +84,7 @@ struct BenchSelfPlayOptions {
 void bench_selfplay(const BenchSelfPlayOptions& o) {
   spdlog::set_level(spdlog::level::warn);
   TempDir dir;
-  selfplay::RunDir run(dir.path);
+  data::RunDir run(dir.path);
   nn::NnConfig nc;
   nc.architecture = o.net.architecture();
   nc.device = o.net.device;
@@ -190,15 +191,15 @@ void bench_train(const BenchTrainOptions& o) {
   TempDir dir;
   // Samples from random games: any position and a spread policy will do
   // for timing.
-  std::vector<selfplay::Sample> samples;
+  std::vector<data::Sample> samples;
   std::mt19937_64 rng(11);
   while (static_cast<int>(samples.size()) < o.samples) {
     Position pos = Position::start();
     for (int ply = 0; ply < 120 && !game_status(pos).over() && static_cast<int>(samples.size()) < o.samples; ++ply) {
       MoveList list;
       generate_legal(pos, list);
-      selfplay::Sample s;
-      selfplay::pack_position(pos, s);
+      data::Sample s;
+      data::pack_position(pos, s);
       s.ply = static_cast<std::uint16_t>(ply);
       s.result = static_cast<std::int8_t>(static_cast<int>(rng() % 3) - 1);
       s.plies_to_end = static_cast<std::uint16_t>(rng() % 200);
@@ -208,10 +209,10 @@ void bench_train(const BenchTrainOptions& o) {
       pos.make(list[static_cast<int>(rng() % list.size())]);
     }
   }
-  selfplay::ShardHeader header;
-  header.rules = "abbott1963";
+  data::ShardHeader header;
+  header.rules = kDefaultRules;
   const std::string shard = dir.path + "/bench.shard";
-  selfplay::write_shard(shard, header, samples);
+  data::write_shard(shard, header, samples);
   training::SampleStore store;
   store.add_shards({shard});
   if (const auto launch = nn::LaunchEnvironment::read(); launch && launch->world_size > 1)

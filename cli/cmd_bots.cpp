@@ -112,7 +112,7 @@ void add_bots(const AddOptions& o) {
     }
   }
   if (wanted.empty()) throw std::invalid_argument("--elo names no Elo");
-  const selfplay::RunDir run(o.run_dir);
+  const data::RunDir run(o.run_dir);
   const std::string prefix = o.prefix.empty() ? fs::path(o.run_dir).lexically_normal().filename().string() : o.prefix;
   const std::string dir = o.dir.empty() ? bots_directory() : o.dir;
   fs::create_directories(dir);

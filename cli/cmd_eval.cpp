@@ -20,7 +20,7 @@ void add_eval_command(CLI::App& app) {
   auto opts = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("eval", "static evaluation of a position, and the weights used");
   cmd->add_option("--fen", opts->position.fen, "position in FEN, or startpos");
-  cmd->add_option("--rules", opts->position.rules, "rule preset, optionally with switches");
+  add_rules_option(cmd, opts->position.rules);
   cmd->add_option("--weights", opts->weights, "YAML file of evaluation weights (default: built in)");
   cmd->callback([opts] {
     const Position pos = make_position(opts->position);

@@ -32,9 +32,9 @@ void add_gate_command(CLI::App& app) {
   cmd->callback([o] {
     require_run(o->run_dir);
     const RunConfig config = resolve_run_config(o->run_dir, "");
-    const selfplay::RunDir run(o->run_dir);
+    const data::RunDir run(o->run_dir);
     std::string warning;
-    selfplay::RoleLock role(run, "gate", &warning);
+    data::RoleLock role(run, "gate", &warning);
     setup_logging(run, "gate");
     if (!warning.empty()) spdlog::warn("gate: {}", warning);
     install_stop_handlers();

@@ -30,7 +30,7 @@ struct LadderOptions {
   int concurrency = 2;
   std::uint64_t seed = 1;
   int max_plies = 300;
-  std::string rules = "abbott1963";
+  std::string rules = kDefaultRules;
   std::string baseline;
   std::string pgn_dir;
   bool write_elo = false;
@@ -281,7 +281,7 @@ void add_ladder_command(CLI::App& app) {
   cmd->add_option("--concurrency", o->concurrency, "games at once")->check(CLI::Range(1, 256));
   cmd->add_option("--seed", o->seed, "seed for openings and players");
   cmd->add_option("--max-plies", o->max_plies, "plies before a game is called a draw")->check(CLI::Range(10, 10000));
-  cmd->add_option("--rules", o->rules, "rule preset, optionally with switches");
+  add_rules_option(cmd, o->rules);
   cmd->add_option("--baseline", o->baseline, "also play the top level against this player spec");
   cmd->add_option("--pgn-dir", o->pgn_dir, "save each match's games here");
   cmd->add_flag("--write-elo", o->write_elo, "write the measured Elo into the level (and bot) files");

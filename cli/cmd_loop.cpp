@@ -42,10 +42,10 @@ void run_loop_command(const LoopOptions& o) {
     const NewDirectoryGuard guard(o.run_dir);
     init_run(o.run_dir, o.config);
   }
-  selfplay::RunDir run(o.run_dir);
+  data::RunDir run(o.run_dir);
   // The loop trains: no separate trainer may work on the same run.
   std::string warning;
-  selfplay::RoleLock role(run, "trainer", &warning);
+  data::RoleLock role(run, "trainer", &warning);
   setup_logging(run, "loop");
   if (!warning.empty()) spdlog::warn("loop: {}", warning);
   if (o.generations > 0) config.loop.generations = o.generations;

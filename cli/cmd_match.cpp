@@ -36,7 +36,7 @@ struct Options {
   std::string opening_plies;  // "MIN-MAX" or "N"; default 4-8, or 0 with --openings
   std::string openings_file;
   int max_plies = 400;
-  std::string rules = "abbott1963";
+  std::string rules = kDefaultRules;
   std::string pgn;
   int pgn_every = 100;
   std::string sprt;
@@ -348,7 +348,7 @@ void add_match_command(CLI::App& app) {
   cmd->add_option("--openings", opts->openings_file, "file of opening FENs, one per line, '#' comments, used in turn");
   cmd->add_option("--max-plies", opts->max_plies, "plies of the players after which a game is a draw")
       ->capture_default_str();
-  cmd->add_option("--rules", opts->rules, "rule preset, optionally with switches")->capture_default_str();
+  add_rules_option(cmd, opts->rules);
   cmd->add_option("--pgn", opts->pgn, "write the game records to this file");
   cmd->add_option("--pgn-every", opts->pgn_every,
                   "also rewrite the record file after every N games (0: at the end only)")

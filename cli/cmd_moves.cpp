@@ -17,7 +17,7 @@ void add_moves_command(CLI::App& app) {
   auto opts = std::make_shared<PositionOptions>();
   CLI::App* cmd = app.add_subcommand("moves", "list the legal moves with what each captures");
   cmd->add_option("--fen", opts->fen, "position in FEN, or startpos");
-  cmd->add_option("--rules", opts->rules, "rule preset, optionally with switches");
+  add_rules_option(cmd, opts->rules);
   cmd->callback([opts] {
     const Position pos = make_position(*opts);
     // A finished game has no moves left to play, whatever could move.

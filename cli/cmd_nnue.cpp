@@ -60,7 +60,7 @@ void add_train(CLI::App& nnue) {
 void add_data(CLI::App& nnue) {
   struct Options {
     nnue::GameDataOptions games;
-    std::string rules = "abbott1963", network, out;
+    std::string rules = kDefaultRules, network, out;
     int first = 0;
   };
   auto o = std::make_shared<Options>();
@@ -72,7 +72,7 @@ void add_data(CLI::App& nnue) {
   cmd->add_option("--random-plies", o->games.random_plies, "random moves opening each game")->check(CLI::Range(0, 200));
   cmd->add_option("--max-plies", o->games.max_plies, "plies after which a game counts as drawn")->check(CLI::Range(1, 10000));
   cmd->add_option("--seed", o->games.seed, "seed of the random openings");
-  cmd->add_option("--rules", o->rules, "rule preset, optionally with switches");
+  add_rules_option(cmd, o->rules);
   cmd->add_option("--nnue", o->network, "a network to search with instead of the hand-written evaluation");
   cmd->add_option("--concurrency", o->games.concurrency, "games at once")->check(CLI::Range(1, 256));
   cmd->callback([o] {
@@ -114,7 +114,7 @@ void add_eval(CLI::App& nnue) {
   CLI::App* cmd = nnue.add_subcommand("eval", "a network's evaluation of a position beside the hand-written one");
   cmd->add_option("--net", o->network, "network file")->required();
   cmd->add_option("--fen", o->position.fen, "position in FEN, or startpos");
-  cmd->add_option("--rules", o->position.rules, "rule preset, optionally with switches");
+  add_rules_option(cmd, o->position.rules);
   cmd->callback([o] {
     const Position pos = make_position(o->position);
     const auto net = nnue::load(o->network);

@@ -22,7 +22,7 @@ void add_perft_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("perft", "count the leaf nodes of the legal move tree");
   cmd->add_option("--depth", opts->depth, "plies to search")->required()->check(CLI::Range(0, 30));
   cmd->add_option("--fen", opts->position.fen, "position in FEN, or startpos");
-  cmd->add_option("--rules", opts->position.rules, "rule preset, optionally with switches");
+  add_rules_option(cmd, opts->position.rules);
   cmd->add_flag("--divide", opts->divide, "one line per legal move: '<move>: <count>'");
   cmd->callback([opts] {
     Position pos = make_position(opts->position);

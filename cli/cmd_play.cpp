@@ -90,7 +90,7 @@ void add_play_command(CLI::App& app) {
       ->check(CLI::IsMember({"white", "black"}))
       ->capture_default_str();
   cmd->add_option("--fen", opts->position.fen, "the first position in FEN, or startpos")->capture_default_str();
-  cmd->add_option("--rules", opts->position.rules, "rule preset, optionally with switches")->capture_default_str();
+  add_rules_option(cmd, opts->position.rules);
   cmd->add_option("--seed", opts->seed, "seed of the bot's and the hint's randomness (same seed, same replies)")
       ->capture_default_str();
   cmd->add_option("--pgn", opts->pgn,

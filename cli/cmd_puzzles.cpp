@@ -30,7 +30,7 @@ struct ExtractOptions {
   std::vector<std::string> white, black;
   int games = 10;
   std::uint64_t seed = 1;
-  std::string rules = "abbott1963";
+  std::string rules = kDefaultRules;
   int max_plies = 300;
   std::string out;
   std::string id_prefix = "P";
@@ -232,7 +232,7 @@ void add_puzzles_command(CLI::App& app) {
   extract->add_option("--black", e->black, "player spec of Black (repeat, paired in order with --white)");
   extract->add_option("--games", e->games, "games played per pair")->capture_default_str();
   extract->add_option("--seed", e->seed, "seed of the games (pair i plays with seed + i)")->capture_default_str();
-  extract->add_option("--rules", e->rules, "rule preset of the played games")->capture_default_str();
+  add_rules_option(extract, e->rules, "rule preset of the played games");
   extract->add_option("--max-plies", e->max_plies, "plies after which a played game is a draw")->capture_default_str();
   extract->add_option("--out", e->out, "JSON-lines file to write (atomically)")->required();
   extract->add_option("--id-prefix", e->id_prefix, "prefix of the puzzle ids")->capture_default_str();

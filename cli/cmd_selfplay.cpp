@@ -37,7 +37,7 @@ struct SelfPlayOptions {
   bool tactics = false;
 };
 
-std::uint64_t pick_model(const selfplay::RunDir& run, const std::string& which) {
+std::uint64_t pick_model(const data::RunDir& run, const std::string& which) {
   if (which == "best" || which == "latest") {
     const auto v = which == "best" ? run.best_model() : run.latest_model();
     if (!v) throw std::invalid_argument("the run directory " + run.root() + " has no model yet");
@@ -57,8 +57,8 @@ std::uint64_t pick_model(const selfplay::RunDir& run, const std::string& which) 
 // which training.tactics_share counts among the tactics samples. The games
 // are numbered from 0 under the tag, so a second call with a larger
 // --games extends the set and a repeated one adds nothing.
-void run_tactics_command(const SelfPlayOptions& o, const RunConfig& config, const selfplay::RunDir& run,
-                         selfplay::RoleLock& role) {
+void run_tactics_command(const SelfPlayOptions& o, const RunConfig& config, const data::RunDir& run,
+                         data::RoleLock& role) {
   const std::string tag = o.tag + training::kTacticsTagSuffix;
   const int games = o.games > 0 ? o.games : config.tactics.positions;
   if (games <= 0)
@@ -75,9 +75,9 @@ void run_tactics_command(const SelfPlayOptions& o, const RunConfig& config, cons
 void run_selfplay_command(const SelfPlayOptions& o) {
   require_run(o.run_dir);
   const RunConfig config = resolve_run_config(o.run_dir, o.config);
-  selfplay::RunDir run(o.run_dir);
+  data::RunDir run(o.run_dir);
   std::string warning;
-  selfplay::RoleLock role(run, "worker-" + o.tag, &warning);
+  data::RoleLock role(run, "worker-" + o.tag, &warning);
   setup_logging(run, "selfplay-" + o.tag);
   if (!warning.empty()) spdlog::warn("selfplay: {}", warning);
   install_stop_handlers();

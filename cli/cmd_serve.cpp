@@ -88,9 +88,7 @@ void add_serve_command(CLI::App& app) {
   cmd->add_option("--threads", o->threads, "the most threads one search may use (an MCTS analysis's threads=)")
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
-  cmd->add_option("--hash", o->hash_mb, "alpha-beta transposition table per analysis, MB")
-      ->check(CLI::Range(1, 65536))
-      ->capture_default_str();
+  add_hash_option(cmd, o->hash_mb, "alpha-beta transposition table per analysis, MB");
   cmd->callback([o] { run(*o); });
 }
 

@@ -16,7 +16,7 @@ void add_status_command(CLI::App& app) {
   cmd->add_option("--run-dir", *run_dir, "run directory (default runs/main)");
   cmd->callback([run_dir] {
     loop::require_run(*run_dir);
-    std::fputs(loop::run_status_text(selfplay::RunDir(*run_dir)).c_str(), stdout);
+    std::fputs(loop::run_status_text(data::RunDir(*run_dir)).c_str(), stdout);
   });
 }
 

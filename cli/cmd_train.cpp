@@ -38,7 +38,7 @@ struct TrainOptions {
 // Exports the trainer's weights as the next model version, unless the
 // latest already holds this step (a run killed after its export). Every
 // rank calls it; rank 0 decides.
-std::uint64_t export_next(const selfplay::RunDir& run, const RunConfig& config, training::TrainingRun& trainer) {
+std::uint64_t export_next(const data::RunDir& run, const RunConfig& config, training::TrainingRun& trainer) {
   std::uint64_t latest = 0, held = 0;
   if (trainer.writer()) {
     latest = run.latest_model().value_or(0);
@@ -67,8 +67,8 @@ bool stopping(training::TrainingRun& trainer) {
 // samples trained per sample played), a candidate exported every `every`
 // steps, promoted at once when the config promotes every candidate (else a
 // gatekeeper decides). Ends on SIGINT/SIGTERM.
-void train_watch(const selfplay::RunDir& run, const RunConfig& config, training::TrainingRun& trainer,
-                 selfplay::RoleLock* role, const TrainOptions& o,
+void train_watch(const data::RunDir& run, const RunConfig& config, training::TrainingRun& trainer,
+                 data::RoleLock* role, const TrainOptions& o,
                  const std::function<void(const training::TrainProgress&)>& progress) {
   const std::uint64_t every = o.export_every ? o.export_every : config.train_stage.min_steps;
   const auto batch = static_cast<double>(config.training.batch_size);
@@ -119,11 +119,11 @@ void run_train_command(const TrainOptions& o) {
   const int rank = launch ? launch->rank : 0;
   require_run(o.run_dir);
   const RunConfig config = resolve_run_config(o.run_dir, o.config);
-  selfplay::RunDir run(o.run_dir);
+  data::RunDir run(o.run_dir);
   // Rank 0 holds the trainer's role for all ranks.
   std::string warning;
-  std::unique_ptr<selfplay::RoleLock> role;
-  if (rank == 0) role = std::make_unique<selfplay::RoleLock>(run, "trainer", &warning);
+  std::unique_ptr<data::RoleLock> role;
+  if (rank == 0) role = std::make_unique<data::RoleLock>(run, "trainer", &warning);
   setup_logging(run, rank == 0 ? "train" : "train-rank" + std::to_string(rank));
   if (!warning.empty()) spdlog::warn("train: {}", warning);
   install_stop_handlers();

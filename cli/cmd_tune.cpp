@@ -21,7 +21,7 @@ struct TuneOptions {
   std::string pgn_in;
   std::string pgn_out;
   std::string weights_out;
-  std::string rules = "abbott1963";
+  std::string rules = kDefaultRules;
   int games = 2000;
   int concurrency = 2;
   std::uint64_t seed = 1;
@@ -101,7 +101,7 @@ void add_tune_command(CLI::App& app) {
   values->add_option("--games", o->games, "games to play")->check(CLI::Range(10, 1000000));
   values->add_option("--concurrency", o->concurrency, "games at once")->check(CLI::Range(1, 256));
   values->add_option("--seed", o->seed, "seed for openings and players");
-  values->add_option("--rules", o->rules, "rule preset, optionally with switches");
+  add_rules_option(values, o->rules);
   values->add_option("--max-plies", o->max_plies, "plies before a game is called a draw")->check(CLI::Range(10, 10000));
   values->add_option("--skip-plies", o->skip_plies, "plies after the opening before sampling")->check(CLI::Range(0, 1000));
   values->add_option("--stride", o->stride, "sample every Nth position")->check(CLI::Range(1, 1000));

@@ -7,6 +7,10 @@
 
 namespace ultima::cli {
 
+CLI::Option* add_rules_option(CLI::App* cmd, std::string& rules, const std::string& help) {
+  return cmd->add_option("--rules", rules, help)->capture_default_str();
+}
+
 Position make_position(const PositionOptions& options) {
   const Rules rules = Rules::parse(options.rules);
   if (options.fen == "startpos") return Position::start(rules);

@@ -1,6 +1,7 @@
 // Options and helpers shared by the subcommands.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <string>
 
 #include "engine/play/player_spec.h"
@@ -13,11 +14,22 @@ namespace ultima::cli {
 // means the rule set's own start position.
 struct PositionOptions {
   std::string fen = "startpos";
-  std::string rules = "abbott1963";
+  std::string rules = kDefaultRules;
 };
 
 // Throws std::invalid_argument (FenError included) naming the problem.
 Position make_position(const PositionOptions& options);
+
+// The options several subcommands share, each declared here once.
+// --rules: a rule preset, optionally with switches (kDefaultRules unless
+// the command's default says otherwise).
+CLI::Option* add_rules_option(CLI::App* cmd, std::string& rules,
+                              const std::string& help = "rule preset, optionally with switches");
+// --hash: an alpha-beta transposition table's size in MB, 1 to 65536.
+template <class Size>
+CLI::Option* add_hash_option(CLI::App* cmd, Size& hash_mb, const std::string& help = "transposition table, MB") {
+  return cmd->add_option("--hash", hash_mb, help)->check(CLI::Range(1, 65536))->capture_default_str();
+}
 
 // Removes a run directory that this command made, when the command ends
 // with an error: a refused command leaves no half-made run directory behind

@@ -57,13 +57,13 @@ bool game_ended(const SelfPlayConfig& config, const Position& pos, int ply, Self
 void label_samples(SelfPlayGame& game, Outcome outcome) {
   game.record.result = outcome;
   const int length = static_cast<int>(game.record.moves.size());
-  for (Sample& s : game.samples) {
+  for (data::Sample& s : game.samples) {
     const bool white = s.white_to_move != 0;
     s.result = outcome == Outcome::kDraw       ? 0
                : (outcome == Outcome::kWhiteWins) == white ? 1
                                                            : -1;
     s.plies_to_end = static_cast<std::uint16_t>(length - s.ply);
-    if (game.cut) s.flags |= kNoResult;
+    if (game.cut) s.flags |= data::kNoResult;
   }
 }
 
@@ -175,8 +175,8 @@ SelfPlayGame play_selfplay_game(const SelfPlayConfig& config, std::shared_ptr<Ev
     const bool proven_win = result.mate > 0;
 
     if (full) {
-      Sample sample;
-      pack_position(pos, sample);
+      data::Sample sample;
+      data::pack_position(pos, sample);
       sample.ply = static_cast<std::uint16_t>(ply);
       sample.game = index;
       sample.root_q = result.q;
@@ -256,8 +256,8 @@ TeacherLabel label_by_teacher(const Position& pos, const TeacherConfig& teacher,
   if (label.moves.empty()) label.moves.push_back(result.best), label.weights.push_back(1.0);
   const double total = std::accumulate(label.weights.begin(), label.weights.end(), 0.0);
 
-  Sample& sample = label.sample;
-  pack_position(pos, sample);
+  data::Sample& sample = label.sample;
+  data::pack_position(pos, sample);
   const WdlPermille wdl = score_to_wdl(best_score);
   sample.root_q = static_cast<float>(wdl.win - wdl.loss) / 1000.0f;
   for (std::size_t i = 0; i < label.moves.size(); ++i) {
@@ -317,16 +317,16 @@ SelfPlayGame play_tactics_game(const SelfPlayConfig& config, const TacticsConfig
     if (!mate) continue;
     const std::vector<Move> mating = mating_moves(mate->pos, mate->moves, searcher);
     if (mating.empty()) continue;  // cannot happen: the search proved one
-    Sample sample;
-    pack_position(mate->pos, sample);
+    data::Sample sample;
+    data::pack_position(mate->pos, sample);
     for (const Move& m : mating) {
       const int slot = nn::policy_index(m);
       if (slot >= 0) sample.policy.push_back({static_cast<std::uint16_t>(slot), 0});
     }
-    for (PolicyTarget& t : sample.policy) t.probability = 1.0f / static_cast<float>(sample.policy.size());
+    for (data::PolicyTarget& t : sample.policy) t.probability = 1.0f / static_cast<float>(sample.policy.size());
     sample.result = tactics.value ? 1 : 0;
     sample.root_q = tactics.value ? 1 : 0;
-    if (!tactics.value) sample.flags |= kNoResult;
+    if (!tactics.value) sample.flags |= data::kNoResult;
     sample.plies_to_end = static_cast<std::uint16_t>(2 * mate->moves - 1);
     sample.ply = static_cast<std::uint16_t>(mate->line.size());
     sample.game = index;
@@ -340,7 +340,7 @@ SelfPlayGame play_tactics_game(const SelfPlayConfig& config, const TacticsConfig
   return game;
 }
 
-SelfPlayStats run_selfplay(const RunDir& run, const SelfPlayConfig& config, const SelfPlayJob& job,
+SelfPlayStats run_selfplay(const data::RunDir& run, const SelfPlayConfig& config, const SelfPlayJob& job,
                            const SelfPlayProgress& progress, const std::atomic<bool>* stop) {
   config.validate();
   if (!job.evaluator && !job.teacher && !job.tactics) throw std::invalid_argument("selfplay: no evaluator");
@@ -377,18 +377,18 @@ SelfPlayStats run_selfplay(const RunDir& run, const SelfPlayConfig& config, cons
     std::sort(games.begin(), games.end(), [](const SelfPlayGame& a, const SelfPlayGame& b) {
       return std::stoi(a.record.round) < std::stoi(b.record.round);  // rounds are game numbers: "10" after "9"
     });
-    std::vector<Sample> samples;
+    std::vector<data::Sample> samples;
     std::vector<GameRecord> records;
     for (SelfPlayGame& g : games) {
       samples.insert(samples.end(), g.samples.begin(), g.samples.end());
       records.push_back(g.record);
     }
     write_pgn_file(run.games_path(job.tag, shard), records);
-    ShardHeader header;
+    data::ShardHeader header;
     header.games = static_cast<std::uint32_t>(games.size());
     header.model_version = job.model_version;
     header.rules = config.rules.name();
-    write_shard(run.shard_path(job.tag, shard), header, samples);
+    data::write_shard(run.shard_path(job.tag, shard), header, samples);
   };
 
   auto worker = [&] {

@@ -189,7 +189,7 @@ struct SelfPlayStats {
 
 // One finished game: its samples (full searches only) and its record.
 struct SelfPlayGame {
-  std::vector<Sample> samples;
+  std::vector<data::Sample> samples;
   GameRecord record;
   std::uint64_t playouts = 0;
   bool resigned = false;
@@ -213,7 +213,7 @@ SelfPlayGame play_selfplay_game(const SelfPlayConfig& config, std::shared_ptr<Ev
 // are the game's to set. `moves` and `weights` are the lines' first moves
 // and unnormalised weights, from which a teacher game picks its move.
 struct TeacherLabel {
-  Sample sample;
+  data::Sample sample;
   std::vector<Move> moves;
   std::vector<double> weights;
   std::uint64_t nodes = 0;
@@ -242,7 +242,7 @@ using SelfPlayProgress = std::function<void(const SelfPlayStats& stats, int game
 // Plays the job's missing shards. `stop` (may be null) ends it early: games
 // under way are dropped, shards written stay. Throws what the evaluator
 // throws, or std::runtime_error when a file cannot be written.
-SelfPlayStats run_selfplay(const RunDir& run, const SelfPlayConfig& config, const SelfPlayJob& job,
+SelfPlayStats run_selfplay(const data::RunDir& run, const SelfPlayConfig& config, const SelfPlayJob& job,
                            const SelfPlayProgress& progress = {}, const std::atomic<bool>* stop = nullptr);
 
 }  // namespace ultima::selfplay

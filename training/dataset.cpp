@@ -36,8 +36,8 @@ void SampleStore::add_shards(const std::vector<std::string>& paths) {
     if (seen_.count(path)) continue;
     seen_[path] = true;
     try {
-      selfplay::ShardHeader header;
-      std::vector<selfplay::Sample> samples = selfplay::read_shard(path, &header);
+      data::ShardHeader header;
+      std::vector<data::Sample> samples = data::read_shard(path, &header);
       const std::uint64_t count = samples.size();
       shards_.push_back({header.model_version, path, std::move(samples), count, false});
       added = true;
@@ -66,12 +66,12 @@ void SampleStore::hold_from(std::uint64_t begin) {
     Shard& s = shards_[k];
     const bool needed = starts_[k] + s.count > begin;
     if (!needed && !s.released) {
-      std::vector<selfplay::Sample>().swap(s.samples);
+      std::vector<data::Sample>().swap(s.samples);
       s.released = true;
     } else if (needed && s.released) {
-      std::vector<selfplay::Sample> samples;
+      std::vector<data::Sample> samples;
       try {
-        samples = selfplay::read_shard(s.path);
+        samples = data::read_shard(s.path);
       } catch (const std::exception& e) {
         throw std::runtime_error(std::string("train: cannot read back a shard the window needs again: ") + e.what());
       }
@@ -101,7 +101,7 @@ std::vector<std::uint64_t> SampleStore::indices_named(std::uint64_t begin, std::
   return out;
 }
 
-const selfplay::Sample& SampleStore::at(std::uint64_t i) const {
+const data::Sample& SampleStore::at(std::uint64_t i) const {
   if (i >= total_) throw std::out_of_range("sample index out of range");
   const auto it = std::upper_bound(starts_.begin(), starts_.end(), i);
   const std::size_t shard = static_cast<std::size_t>(it - starts_.begin()) - 1;
@@ -146,15 +146,15 @@ nn::TrainBatch BatchData::view() const {
                         wdl.data(), moves_left.data()};
 }
 
-void write_sample(const selfplay::Sample& sample, BatchData& out, int row, float q_ratio) {
+void write_sample(const data::Sample& sample, BatchData& out, int row, float q_ratio) {
   if (row < 0 || row >= out.size || out.policy_offsets.size() != std::size_t(row) + 1)
     throw std::logic_error("batch rows are written in order: row " + std::to_string(row) + " after " +
                            std::to_string(out.policy_offsets.size() - 1) + " of " + std::to_string(out.size));
-  selfplay::unpack_planes(sample,
+  data::unpack_planes(sample,
                           std::span<float, nn::kInputSize>(
                               out.planes.data() + std::size_t(row) * out.input_planes * nn::kPlaneSize, nn::kInputSize),
                           out.input_planes);
-  for (const selfplay::PolicyTarget& t : sample.policy) {
+  for (const data::PolicyTarget& t : sample.policy) {
     out.policy_slots.push_back(t.slot);
     out.policy_weights.push_back(t.probability);
   }
@@ -162,7 +162,7 @@ void write_sample(const selfplay::Sample& sample, BatchData& out, int row, float
   float* wdl = out.wdl.data() + std::size_t(row) * 3;
   // A game cut at the length limit has no result: no value or moves-left
   // target (a zero WDL row adds nothing to the cross-entropy).
-  const bool known = !(sample.flags & selfplay::kNoResult);
+  const bool known = !(sample.flags & data::kNoResult);
   const float z = known ? 1.0f - q_ratio : 0.0f;
   const float r = known ? q_ratio : 0.0f;
   const float q = std::clamp(sample.root_q, -1.0f, 1.0f);
@@ -239,10 +239,10 @@ void BatchSampler::fill(const SampleStore& store, std::uint64_t begin, std::uint
       }
       index = begin + perm_[position % size];
     }
-    const selfplay::Sample& sample = store.at(index);
+    const data::Sample& sample = store.at(index);
     if (symmetries_) {
       const auto sym = static_cast<Symmetry>(mix64(seed_ ^ mix64(position + 0x5151)) % kSymmetryCount);
-      write_sample(sym == Symmetry::kIdentity ? sample : selfplay::transform_sample(sample, sym), out, row - first,
+      write_sample(sym == Symmetry::kIdentity ? sample : data::transform_sample(sample, sym), out, row - first,
                    q_ratio_);
     } else {
       write_sample(sample, out, row - first, q_ratio_);

@@ -46,7 +46,7 @@ class SampleStore {
   int skipped() const { return static_cast<int>(bad_.size()); }
   // Sample i of the newest-last order (0 <= i < total()). Throws
   // std::logic_error for a sample of a released shard.
-  const selfplay::Sample& at(std::uint64_t i) const;
+  const data::Sample& at(std::uint64_t i) const;
 
   // Keeps in memory only the shards that reach index `begin` or later (the
   // window): older shards release their samples but keep their place in the
@@ -64,7 +64,7 @@ class SampleStore {
   struct Shard {
     std::uint64_t model_version;
     std::string path;
-    std::vector<selfplay::Sample> samples;
+    std::vector<data::Sample> samples;
     std::uint64_t count = 0;  // samples.size() unless released
     bool released = false;
   };
@@ -175,6 +175,6 @@ class BatchPrefetcher {
 // result, or with q_ratio > 0 that share of it taken from the search's root
 // value q = root_q instead: win max(q, 0), draw 1 - |q|, loss max(-q, 0).
 // A sample without a result (kNoResult) has no value target either way.
-void write_sample(const selfplay::Sample& sample, BatchData& out, int row, float q_ratio = 0);
+void write_sample(const data::Sample& sample, BatchData& out, int row, float q_ratio = 0);
 
 }  // namespace ultima::training

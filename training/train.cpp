@@ -77,7 +77,7 @@ Checkpoint read_checkpoint(const std::string& path, const nn::NetArchitecture& a
   return parse_checkpoint(ultima::read_file(path), path, arch);
 }
 
-std::vector<std::pair<std::uint64_t, std::string>> list_checkpoints(const selfplay::RunDir& run) {
+std::vector<std::pair<std::uint64_t, std::string>> list_checkpoints(const data::RunDir& run) {
   std::vector<std::pair<std::uint64_t, std::string>> out;
   for (const auto& entry : fs::directory_iterator(run.path("checkpoints"))) {
     const std::string name = entry.path().filename().string();
@@ -130,13 +130,13 @@ float TrainConfig::lr_at(std::uint64_t step) const {
   return lr;
 }
 
-std::string checkpoint_path(const selfplay::RunDir& run, std::uint64_t step) {
+std::string checkpoint_path(const data::RunDir& run, std::uint64_t step) {
   char name[64];
   std::snprintf(name, sizeof name, "checkpoints/step-%09llu.ckpt", static_cast<unsigned long long>(step));
   return run.path(name);
 }
 
-TrainingRun::TrainingRun(const selfplay::RunDir& run, TrainConfig config, nn::DeviceOptions device,
+TrainingRun::TrainingRun(const data::RunDir& run, TrainConfig config, nn::DeviceOptions device,
                          nn::ProcessGroup* group)
     : run_(run),
       config_(std::move(config)),

@@ -90,7 +90,7 @@ struct TrainProgress {
 // stop seen by any rank stops all at the same step.
 class TrainingRun {
  public:
-  TrainingRun(const selfplay::RunDir& run, TrainConfig config, nn::DeviceOptions device,
+  TrainingRun(const data::RunDir& run, TrainConfig config, nn::DeviceOptions device,
               nn::ProcessGroup* group = nullptr);
   ~TrainingRun();
   std::uint64_t step() const { return step_; }
@@ -117,7 +117,7 @@ class TrainingRun {
   void load_latest_checkpoint();
   void append_metrics(const TrainProgress& p);
   void update_average();
-  selfplay::RunDir run_;
+  data::RunDir run_;
   TrainConfig config_;
   nn::ProcessGroup* group_;
   nn::NetArchitecture architecture_;
@@ -131,7 +131,7 @@ class TrainingRun {
 // Checkpoint files: checkpoints/step-NNNNNNNNN.ckpt, a text header (magic,
 // step, architecture, state size, average size and FNV-1a checksum), the
 // state blob and the weights' moving average (with ema_halflife).
-std::string checkpoint_path(const selfplay::RunDir& run, std::uint64_t step);
+std::string checkpoint_path(const data::RunDir& run, std::uint64_t step);
 
 struct Checkpoint {
   std::uint64_t step = 0;

@@ -31,7 +31,7 @@ struct Level {
   static constexpr int kMaxSkill = 20;
   int elo = 0;               // measured on the ladder (random mover = 0)
   bool has_elo = false;
-  std::size_t hash_mb = 16;
+  std::size_t hash_mb = kDefaultHashMb;
   int threads = 1;           // search threads (Lazy SMP) of a SearchPlayer
   EvalWeights weights;
   // A learned evaluation (engine/nnue) in place of the weights: as given

@@ -53,7 +53,7 @@ struct PuzzleSettings {
   int max_halfmove_clock = 80;
   // Transposition table of every search, MB. A score near a margin can
   // depend on it, so checks use the same size.
-  std::size_t hash_mb = 16;
+  std::size_t hash_mb = kDefaultHashMb;
 };
 
 enum class PuzzleKind { kMate, kGain };

@@ -50,7 +50,7 @@ struct Preset {
 const std::vector<Preset>& presets() {
   static const std::vector<Preset> table = [] {
     std::vector<Preset> t;
-    t.push_back({"abbott1963", Rules{}});
+    t.push_back({kDefaultRules, Rules{}});
     Rules r1962;
     r1962.setup = Setup::kChessKings;
     r1962.leaper = LeaperRule::kSingle;

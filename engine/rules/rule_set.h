@@ -15,6 +15,10 @@ enum class StalemateRule { kLoss, kDraw };
 enum class Objective { kCheckmate, kKingCapture };
 enum class FrozenImmobilizerRule { kStillFreezes, kNeutralized };
 
+// The name of the rules every command, protocol and file assumes when none
+// is given: Abbott's 1963 rules, the preset that Rules{} is.
+inline constexpr const char* kDefaultRules = "abbott1963";
+
 struct Rules {
   Setup setup = Setup::kRotated;
   LeaperRule leaper = LeaperRule::kMulti;

@@ -66,9 +66,13 @@ std::string score_text(int score);
 
 struct ThreadTables;  // a search thread's move-ordering and PV tables
 
+// The transposition table's size when none is given, in MB: the default of
+// every searcher, level, UCI's Hash and the analysis engines' --hash.
+constexpr std::size_t kDefaultHashMb = 16;
+
 class Searcher {
  public:
-  explicit Searcher(std::size_t hash_mb = 16);
+  explicit Searcher(std::size_t hash_mb = kDefaultHashMb);
   ~Searcher();
 
   void set_hash_mb(std::size_t mb) { tt_.resize(mb); }

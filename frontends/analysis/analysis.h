@@ -18,12 +18,13 @@
 #include <string>
 
 #include "engine/play/player_spec.h"
+#include "engine/search/search.h"
 
 namespace ultima {
 
 struct AnalysisOptions {
   int parallel = 4;           // turns searched at once
-  int hash_mb = 16;           // transposition table of each alpha-beta search
+  int hash_mb = kDefaultHashMb;  // transposition table of each alpha-beta search
   std::string version = "?";  // what query_version answers
   // The most turns (and jobs) running and queued together; a query that
   // would go beyond it is refused with a busy error. 0: no limit.

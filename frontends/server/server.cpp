@@ -126,7 +126,7 @@ std::optional<std::int64_t> int_field(const json& body, const char* name, std::i
 
 Rules rules_field(const json& body) {
   try {
-    return Rules::parse(string_field(body, "rules", "abbott1963"));
+    return Rules::parse(string_field(body, "rules", kDefaultRules));
   } catch (const HttpError&) {
     throw;
   } catch (const std::exception& e) {
@@ -531,7 +531,7 @@ class WebServer::Impl {
     json out;
     out["version"] = options_.version;
     out["presets"] = preset_names();
-    out["default_rules"] = "abbott1963";
+    out["default_rules"] = kDefaultRules;
     json bots = json::array();
     for (const Bot& b : catalogue_)
       bots.push_back({{"name", b.name},

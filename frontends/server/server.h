@@ -15,6 +15,7 @@
 #include <string>
 
 #include "engine/play/player_spec.h"
+#include "engine/search/search.h"
 
 namespace ultima {
 
@@ -26,7 +27,7 @@ struct ServerOptions {
   int max_searches = 0;            // searches at once; 0: the machine's cores
   int max_queue = 8;               // searches waiting beyond those
   int threads = 1;                 // the most threads one search may use (MCTS analyses)
-  int hash_mb = 16;                // each alpha-beta analysis's transposition table
+  int hash_mb = kDefaultHashMb;    // each alpha-beta analysis's transposition table
   std::string version = "?";
   std::size_t max_body = 1 << 20;  // larger request bodies get 413
 };

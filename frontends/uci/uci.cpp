@@ -109,7 +109,7 @@ class UciEngine {
     say("option name MultiPV type spin default 1 min 1 max 256");
     say("option name Ponder type check default false");
     say("option name UCI_ShowWDL type check default false");
-    std::string variants = "option name UCI_Variant type combo default abbott1963";
+    std::string variants = std::string("option name UCI_Variant type combo default ") + kDefaultRules;
     for (const std::string& v : variant_names()) variants += " var " + v;
     say(variants);
     say("option name UCI_LimitStrength type check default false");
@@ -187,7 +187,7 @@ class UciEngine {
       show_wdl_ = value == "true";
     } else if (key == "uci_variant") {
       try {
-        rules_ = Rules::parse(value == "ultima" ? "abbott1963" : value);
+        rules_ = Rules::parse(value == "ultima" ? kDefaultRules : value);
       } catch (const std::exception& e) {
         return error(e.what());
       }

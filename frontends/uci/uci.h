@@ -8,6 +8,7 @@
 #include <iosfwd>
 
 #include "engine/play/player_spec.h"
+#include "engine/search/search.h"
 
 namespace ultima {
 
@@ -16,7 +17,8 @@ namespace ultima {
 // get their networks from `networks` (none when empty). `hash_mb` is the
 // Hash option's default, the table made at the start (the fuzz target
 // starts thousands of sessions a second on a small one).
-void run_uci(std::istream& in, std::ostream& out, const NetworkFactory& networks = {}, std::size_t hash_mb = 16);
+void run_uci(std::istream& in, std::ostream& out, const NetworkFactory& networks = {},
+             std::size_t hash_mb = kDefaultHashMb);
 
 // The MCTS backend's thinking time for one move under a clock, in ms: a
 // share of the time left (1/movestogo, at most 1/40; else 1/30) plus three

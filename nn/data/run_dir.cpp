@@ -17,7 +17,7 @@
 
 namespace fs = std::filesystem;
 
-namespace ultima::selfplay {
+namespace ultima::data {
 namespace {
 
 // "PREFIX-NNNNNN.EXT" -> NNNNNN, when the name has exactly that form.
@@ -109,4 +109,4 @@ std::vector<int> RunDir::shard_sequences(const std::string& tag) const {
   return out;
 }
 
-}  // namespace ultima::selfplay
+}  // namespace ultima::data

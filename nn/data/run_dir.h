@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-namespace ultima::selfplay {
+namespace ultima::data {
 
 class RunDir {
  public:
@@ -53,4 +53,4 @@ class RunDir {
 };
 
 
-}  // namespace ultima::selfplay
+}  // namespace ultima::data

@@ -15,7 +15,7 @@
 
 #include "engine/rules/file_io.h"
 
-namespace ultima::selfplay {
+namespace ultima::data {
 namespace {
 
 namespace fs = std::filesystem;
@@ -161,4 +161,4 @@ std::vector<RoleHolder> read_role_holders(const RunDir& run, int stale_after_sec
   return out;
 }
 
-}  // namespace ultima::selfplay
+}  // namespace ultima::data

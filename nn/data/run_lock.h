@@ -16,7 +16,7 @@
 
 #include "nn/data/run_dir.h"
 
-namespace ultima::selfplay {
+namespace ultima::data {
 
 struct RoleHolder {
   std::string role;  // "worker-TAG", "trainer", "gate"
@@ -56,4 +56,4 @@ std::vector<RoleHolder> read_role_holders(const RunDir& run, int stale_after_sec
 // This machine's name, as role files record it.
 std::string host_name();
 
-}  // namespace ultima::selfplay
+}  // namespace ultima::data

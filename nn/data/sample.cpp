@@ -16,7 +16,7 @@
 #include "nn/model_file.h"
 #include "nn/policy_index.h"
 
-namespace ultima::selfplay {
+namespace ultima::data {
 namespace {
 
 constexpr char kMagic[8] = {'U', 'L', 'T', 'S', 'H', 'A', 'R', 'D'};
@@ -391,4 +391,4 @@ std::vector<Sample> read_shard(const std::string& path, ShardHeader* header_out)
   return samples;
 }
 
-}  // namespace ultima::selfplay
+}  // namespace ultima::data

@@ -18,7 +18,7 @@
 #include "engine/rules/symmetry.h"
 #include "nn/encoding.h"
 
-namespace ultima::selfplay {
+namespace ultima::data {
 
 // Bumped whenever the sample or shard layout changes; readers reject others.
 constexpr std::uint32_t kShardFormatVersion = 2;
@@ -93,4 +93,4 @@ std::vector<Sample> read_shard(const std::string& path, ShardHeader* header = nu
 // The header alone, checked for magic and version (not the checksum).
 ShardHeader read_shard_header(const std::string& path);
 
-}  // namespace ultima::selfplay
+}  // namespace ultima::data

@@ -259,7 +259,7 @@ int checkpoint(const std::uint8_t* data, std::size_t size) {
 
 int sample_shard(const std::uint8_t* data, std::size_t size) {
   const std::string path = as_file(data, size, ".shard");
-  expect_only<selfplay::ShardError>([&] { selfplay::read_shard(path); });
+  expect_only<data::ShardError>([&] { data::read_shard(path); });
   return 0;
 }
 

@@ -110,13 +110,13 @@ TEST(NnueData, SameRecordsWhateverTheConcurrency) {
 TEST(NnueData, RunPositionsAreLabelledByTheirOwnSearch) {
   // A run directory with one shard of positions from a random game.
   const std::string dir = temp_dir("label");
-  const selfplay::RunDir run(dir);
-  std::vector<selfplay::Sample> samples;
+  const data::RunDir run(dir);
+  std::vector<data::Sample> samples;
   std::mt19937_64 rng(5);
   Position pos = Position::start();
   for (int ply = 0; ply < 40 && !game_status(pos).over(); ++ply) {
-    selfplay::Sample s;
-    selfplay::pack_position(pos, s);
+    data::Sample s;
+    data::pack_position(pos, s);
     s.result = static_cast<std::int8_t>(ply % 3 - 1);
     s.policy = {{0, 1.0f}};
     samples.push_back(s);
@@ -124,7 +124,7 @@ TEST(NnueData, RunPositionsAreLabelledByTheirOwnSearch) {
     generate_legal(pos, list);
     pos.make(list[std::uniform_int_distribution<int>(0, list.size() - 1)(rng)]);
   }
-  selfplay::write_shard(run.shard_path("w", 0), selfplay::ShardHeader{}, samples);
+  data::write_shard(run.shard_path("w", 0), data::ShardHeader{}, samples);
   RunDataOptions o;
   o.run_dir = dir;
   o.nodes = 700;
@@ -135,8 +135,8 @@ TEST(NnueData, RunPositionsAreLabelledByTheirOwnSearch) {
   // Each label is what a fresh search of that sample's position says, and
   // the result is the sample's.
   std::size_t matched = 0;
-  for (const selfplay::Sample& s : samples) {
-    Position p = selfplay::sample_position(s);
+  for (const data::Sample& s : samples) {
+    Position p = data::sample_position(s);
     const BoardState board = board_state(p);
     for (const Record& r : records) {
       if (r.board != board) continue;

@@ -68,7 +68,7 @@ struct Models {
 
 TEST(LoopSelfPlayStage, PlaysTheGenerationOnceAndCountsItsSamples) {
   const TempDir dir("stage-selfplay");
-  const selfplay::RunDir run(dir.path());
+  const data::RunDir run(dir.path());
   const RunConfig config = small_config();
   Models models;
   SelfPlayStage stage(run, config, models.function());
@@ -87,7 +87,7 @@ TEST(LoopSelfPlayStage, PlaysTheGenerationOnceAndCountsItsSamples) {
 
 TEST(LoopSelfPlayStage, WarmStartGenerationsPlayTheTeacherThenSelfPlayTakesOver) {
   const TempDir dir("stage-warm");
-  const selfplay::RunDir run(dir.path());
+  const data::RunDir run(dir.path());
   const RunConfig config = small_config(
       "warm_start:\n  generations: 1\n  games_per_generation: 2\n  depth: 1\n  multipv: 3\n  sample_plies: 4\n");
   EXPECT_EQ(config.warm_start.generations, 1);
@@ -120,7 +120,7 @@ TEST(LoopSelfPlayStage, WarmStartGenerationsPlayTheTeacherThenSelfPlayTakesOver)
 
 TEST(LoopSelfPlayStage, TacticsAddProvenMatesToTheGenerationsSamples) {
   const TempDir dir("stage-tactics");
-  const selfplay::RunDir run(dir.path());
+  const data::RunDir run(dir.path());
   const RunConfig config = small_config("tactics:\n  positions: 3\n  max_moves: 1\n");
   Models models;
   SelfPlayStage stage(run, config, models.function());
@@ -131,8 +131,8 @@ TEST(LoopSelfPlayStage, TacticsAddProvenMatesToTheGenerationsSamples) {
   ASSERT_EQ(run.shard_sequences("gen0001-mates"), (std::vector<int>{0, 1}));
   std::uint64_t mates = 0;
   for (int s : {0, 1}) {
-    const std::vector<selfplay::Sample> samples = selfplay::read_shard(run.shard_path("gen0001-mates", s));
-    for (const selfplay::Sample& sample : samples) {
+    const std::vector<data::Sample> samples = data::read_shard(run.shard_path("gen0001-mates", s));
+    for (const data::Sample& sample : samples) {
       EXPECT_EQ(sample.result, 1);
       EXPECT_EQ(sample.plies_to_end, 1);
     }
@@ -164,7 +164,7 @@ TEST(LoopSelfPlayStage, TacticsAddProvenMatesToTheGenerationsSamples) {
 
 TEST(LoopEvaluationStage, PlaysEachMatchAndGatesOnTheScore) {
   const TempDir dir("stage-eval");
-  const selfplay::RunDir run(dir.path());
+  const data::RunDir run(dir.path());
   // The candidate (model 2) plays almost at random: it cannot reach a gate
   // of 1.0 against the material evaluator.
   const RunConfig config = small_config("  gate_score: 1.0\n  promotion: gating\n");
@@ -205,7 +205,7 @@ TEST(LoopEvaluationStage, AStopEndsItDuringAMatch) {
   // The stop comes in the first match (vs best): that match ends at the
   // next move, and neither model 0 nor a level is played.
   const TempDir dir("stage-eval-stop");
-  const selfplay::RunDir run(dir.path());
+  const data::RunDir run(dir.path());
   const RunConfig config = small_config("  promotion: continuous\n");
   std::atomic<bool> stop{false};
   std::atomic<int> calls{0};
@@ -240,7 +240,7 @@ TEST(LoopEvaluationStage, AStopEndsItDuringAMatch) {
 
 TEST(LoopEvaluationStage, ContinuousPromotesAndEmptyMatchesAreSkipped) {
   const TempDir dir("stage-eval-continuous");
-  const selfplay::RunDir run(dir.path());
+  const data::RunDir run(dir.path());
   const RunConfig config =
       RunConfig::parse("evaluation:\n  promotion: continuous\n  games_vs_best: 0\n  games_vs_initial: 0\n"
                        "  levels: []\n",
@@ -259,7 +259,7 @@ TEST(LoopEvaluationStage, ContinuousPromotesAndEmptyMatchesAreSkipped) {
 
 TEST(LoopGenerationLog, RowsSurviveARestartAndEmptyCellsStayEmpty) {
   const TempDir dir("generation-log");
-  const selfplay::RunDir run(dir.path());
+  const data::RunDir run(dir.path());
   const RunConfig config = small_config();
   SelfPlayOutcome played;
   played.stats.games = 4;
@@ -357,7 +357,7 @@ TEST(LoopAdaptiveEvaluation, PlansFromTheEarlierGenerations) {
 
 TEST(LoopAdaptiveEvaluation, PlaysThePlannedLevelsAndRatesWithAnInterval) {
   const TempDir dir("stage-eval-plan");
-  const selfplay::RunDir run(dir.path());
+  const data::RunDir run(dir.path());
   const RunConfig config = small_config("  levels_per_generation: 1\n");
   Models models;
   EvaluationStage stage(run, config, models.function());
@@ -387,7 +387,7 @@ TEST(LoopAdaptiveEvaluation, PlaysThePlannedLevelsAndRatesWithAnInterval) {
 
 TEST(LoopGenerationLog, AnOlderTableGainsTheNewColumnsOnResume) {
   const TempDir dir("generation-log-old");
-  const selfplay::RunDir run(dir.path());
+  const data::RunDir run(dir.path());
   // A table written before the interval and the adaptive levels.
   ultima::write_file_atomically(run.path("generations.csv"),
                                 "generation,train_step,score_vs_initial,score_vs_novice,elo\n1,100,0.6,0.5,280.0\n");
@@ -481,7 +481,7 @@ TEST(LoopProgress, RatingText) {
 
 TEST(LoopRunDirectory, PlayerSpecsFindTheRunsBestModelFile) {
   const TempDir dir("run-best-model");
-  const selfplay::RunDir run(dir.path());
+  const data::RunDir run(dir.path());
   ultima::write_file_atomically(run.model_path(7), "x");
   run.set_best_model(7);
   // The engine reads the layout on its own: it must agree with RunDir's.

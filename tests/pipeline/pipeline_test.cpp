@@ -45,6 +45,7 @@
 namespace ultima {
 namespace {
 
+using namespace ultima::data;
 using namespace ultima::selfplay;
 using namespace ultima::training;
 namespace fs = std::filesystem;

@@ -14,7 +14,7 @@
 #include "nn/data/run_lock.h"
 #include "test_util.h"
 
-namespace ultima::selfplay {
+namespace ultima::data {
 namespace {
 
 using test::TempDir;
@@ -90,4 +90,4 @@ TEST(RunRoles, AReplacedHolderLearnsItAtItsNextHeartbeat) {
 }
 
 }  // namespace
-}  // namespace ultima::selfplay
+}  // namespace ultima::data

@@ -21,7 +21,7 @@
 namespace ultima {
 namespace {
 
-using namespace ultima::selfplay;
+using namespace ultima::data;
 namespace fs = std::filesystem;
 
 constexpr Symmetry kAll[] = {Symmetry::kIdentity,    Symmetry::kRotate90,    Symmetry::kRotate180,

@@ -13,6 +13,12 @@ TEST(Position, StartFenRoundTripsForEveryPreset) {
   }
 }
 
+TEST(Position, TheDefaultRulesAreThePresetOfRulesDefaults) {
+  // kDefaultRules, the name every command assumes, is the preset Rules{} is.
+  EXPECT_EQ(Rules::parse(kDefaultRules), Rules{});
+  EXPECT_EQ(Rules{}.name(), kDefaultRules);
+}
+
 TEST(Position, StartPositionsOfTheSetups) {
   const Position rotated = Position::start(Rules::preset("abbott1963"));
   EXPECT_EQ(rotated.king_square(kWhite), parse_square("d1"));

@@ -14,7 +14,7 @@ const std::vector<std::string> kColumns = {"version", "best",          "score_vs
 
 }  // namespace
 
-Gatekeeper::Gatekeeper(const selfplay::RunDir& run, const RunConfig& config, ModelEvaluators models)
+Gatekeeper::Gatekeeper(const data::RunDir& run, const RunConfig& config, ModelEvaluators models)
     : run_(run), config_(config), evaluation_(run, config, std::move(models)) {}
 
 std::vector<std::uint64_t> Gatekeeper::pending() const {

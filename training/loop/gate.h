@@ -18,7 +18,7 @@ namespace ultima::loop {
 
 class Gatekeeper {
  public:
-  Gatekeeper(const selfplay::RunDir& run, const RunConfig& config, ModelEvaluators models);
+  Gatekeeper(const data::RunDir& run, const RunConfig& config, ModelEvaluators models);
   // The candidates not judged yet, ascending.
   std::vector<std::uint64_t> pending() const;
   // Judges one candidate: plays its matches, promotes it when it passes,
@@ -26,7 +26,7 @@ class Gatekeeper {
   EvaluationOutcome judge(std::uint64_t candidate);
 
  private:
-  const selfplay::RunDir& run_;
+  const data::RunDir& run_;
   const RunConfig& config_;
   EvaluationStage evaluation_;
 };

@@ -85,7 +85,7 @@ std::string fixed(double v, int digits) {
   return buffer;
 }
 
-GenerationLog::GenerationLog(const selfplay::RunDir& run, const std::vector<std::string>& levels)
+GenerationLog::GenerationLog(const data::RunDir& run, const std::vector<std::string>& levels)
     : path_(run.path("generations.csv")), table_(CsvTable::read(path_)) {
   if (!table_.columns.empty()) return;
   table_.columns = {"generation", "elapsed_min", "model", "best", "promoted", "train_step", "total_samples",
@@ -180,7 +180,7 @@ std::string loss_chart(const std::string& name, const CsvTable& metrics) {
   return svg_chart("Training losses: " + name + " (each on its own scale)", "training step", panels);
 }
 
-void write_plots(const selfplay::RunDir& run, const RunConfig& config, const GenerationLog& log) {
+void write_plots(const data::RunDir& run, const RunConfig& config, const GenerationLog& log) {
   std::vector<PlotLine> levels;
   for (const std::string& name : config.eval.levels) {
     const Level level = find_level(name);

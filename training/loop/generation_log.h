@@ -40,7 +40,7 @@ class GenerationLog {
  public:
   // Reads DIR/generations.csv when it exists; a new log gets one score
   // column per level named in the config.
-  GenerationLog(const selfplay::RunDir& run, const std::vector<std::string>& levels);
+  GenerationLog(const data::RunDir& run, const std::vector<std::string>& levels);
 
   int generations() const { return static_cast<int>(table_.rows.size()); }
   // The last row's value of a column; NaN before the first generation.
@@ -59,7 +59,7 @@ class GenerationLog {
 // below, the score against the untrained network. DIR/loss.svg: the policy,
 // value and moves-left losses of DIR/metrics.csv, each on its own panel and
 // scale.
-void write_plots(const selfplay::RunDir& run, const RunConfig& config, const GenerationLog& log);
+void write_plots(const data::RunDir& run, const RunConfig& config, const GenerationLog& log);
 // `levels`: the ladder (name, Elo); the chart draws those near the data.
 std::string elo_chart(const std::string& name, const CsvTable& generations, const std::vector<PlotLine>& levels,
                       double initial_until_score);

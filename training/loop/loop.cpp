@@ -36,7 +36,7 @@ void install_stop_handlers() {
   std::signal(SIGTERM, on_stop_signal);
 }
 
-void setup_logging(const selfplay::RunDir& run, const std::string& name) {
+void setup_logging(const data::RunDir& run, const std::string& name) {
   auto console = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
   auto file = std::make_shared<spdlog::sinks::basic_file_sink_mt>(run.path("logs/" + name + ".log"));
   auto logger = std::make_shared<spdlog::logger>(name, spdlog::sinks_init_list{console, file});
@@ -77,14 +77,14 @@ RunConfig resolve_run_config(const std::string& run_root, const std::string& con
   return config;
 }
 
-void store_run_config(const selfplay::RunDir& run, const RunConfig& config) {
+void store_run_config(const data::RunDir& run, const RunConfig& config) {
   ultima::write_file_atomically(run.path("config.yaml"),
                                 "# The resolved config of this run (keys: configs/README.md).\n" + config.to_yaml());
 }
 
 RunConfig init_run(const std::string& run_root, const std::string& config_path) {
   const RunConfig config = resolve_run_config(run_root, config_path);
-  const selfplay::RunDir run(run_root);
+  const data::RunDir run(run_root);
   store_run_config(run, config);
   ensure_first_model(run, config);
   if (!fs::exists(run.path("models/best"))) run.set_best_model(0);
@@ -98,7 +98,7 @@ void require_run(const std::string& run_root) {
                              " [--config FILE], or ultima loop");
 }
 
-void ensure_first_model(const selfplay::RunDir& run, const RunConfig& config) {
+void ensure_first_model(const data::RunDir& run, const RunConfig& config) {
   if (fs::exists(run.model_path(0))) return;
   nn::DeviceOptions device;
   auto net = nn::Network::random(config.network, config.seed, device);
@@ -106,17 +106,17 @@ void ensure_first_model(const selfplay::RunDir& run, const RunConfig& config) {
   spdlog::info("model 0: random weights, {} (seed {})", config.network.text(), config.seed);
 }
 
-std::shared_ptr<Evaluator> model_evaluator(const selfplay::RunDir& run, const RunConfig& config,
+std::shared_ptr<Evaluator> model_evaluator(const data::RunDir& run, const RunConfig& config,
                                            std::uint64_t version) {
   std::shared_ptr<nn::BatchingEvaluator> evaluator = nn::make_nn_evaluator(config.nn_config(run.model_path(version)));
   return evaluator;
 }
 
-int run_loop(const selfplay::RunDir& run, const RunConfig& config) {
+int run_loop(const data::RunDir& run, const RunConfig& config) {
   return run_loop(run, config, [&](std::uint64_t version) { return model_evaluator(run, config, version); });
 }
 
-int run_loop(const selfplay::RunDir& run, const RunConfig& config, const ModelEvaluators& models) {
+int run_loop(const data::RunDir& run, const RunConfig& config, const ModelEvaluators& models) {
   ensure_first_model(run, config);
   if (!fs::exists(run.path("models/best"))) run.set_best_model(0);
 

@@ -27,7 +27,7 @@ std::atomic<bool>& stop_requested();
 void install_stop_handlers();
 
 // Logging to the terminal and to DIR/logs/NAME.log.
-void setup_logging(const selfplay::RunDir& run, const std::string& name);
+void setup_logging(const data::RunDir& run, const std::string& name);
 
 // The config of a run directory: `config_path` when given (it must agree
 // with DIR/config.yaml when that exists, the loop section and name aside;
@@ -36,7 +36,7 @@ void setup_logging(const selfplay::RunDir& run, const std::string& name);
 // leaves no directory behind.
 RunConfig resolve_run_config(const std::string& run_root, const std::string& config_path);
 // Writes the resolved config to DIR/config.yaml.
-void store_run_config(const selfplay::RunDir& run, const RunConfig& config);
+void store_run_config(const data::RunDir& run, const RunConfig& config);
 
 // Creates a run (`ultima init`, and the loop on a new directory): the
 // resolved config, model 0 and models/best. Run again on the same directory
@@ -48,17 +48,17 @@ RunConfig init_run(const std::string& run_root, const std::string& config_path);
 void require_run(const std::string& run_root);
 
 // Model 0 (random weights from the config's seed) when the run has none.
-void ensure_first_model(const selfplay::RunDir& run, const RunConfig& config);
+void ensure_first_model(const data::RunDir& run, const RunConfig& config);
 
 // A batching network evaluator on a model version of the run.
-std::shared_ptr<Evaluator> model_evaluator(const selfplay::RunDir& run, const RunConfig& config,
+std::shared_ptr<Evaluator> model_evaluator(const data::RunDir& run, const RunConfig& config,
                                            std::uint64_t version);
 
 // Runs generations until config.loop.generations are done (or the time
 // limit, or a stop request). Returns the number of generations done. The
 // networks are the run's models, or what `models` gives for a version.
-int run_loop(const selfplay::RunDir& run, const RunConfig& config);
-int run_loop(const selfplay::RunDir& run, const RunConfig& config, const ModelEvaluators& models);
+int run_loop(const data::RunDir& run, const RunConfig& config);
+int run_loop(const data::RunDir& run, const RunConfig& config, const ModelEvaluators& models);
 
 // Seconds until the loop ends, for its progress line: the generations that
 // will still run times the mean generation time. They are all `remaining`

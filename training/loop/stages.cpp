@@ -56,7 +56,7 @@ std::string generation_tag(int generation) {
 
 // --- self-play
 
-SelfPlayStage::SelfPlayStage(const selfplay::RunDir& run, const RunConfig& config, ModelEvaluators models,
+SelfPlayStage::SelfPlayStage(const data::RunDir& run, const RunConfig& config, ModelEvaluators models,
                              const std::atomic<bool>* stop)
     : run_(run), config_(config), models_(std::move(models)), stop_(stop) {}
 
@@ -100,7 +100,7 @@ SelfPlayOutcome SelfPlayStage::run(int generation, std::uint64_t best) {
                  generation, sp.games, format_duration(sp.seconds), sp.moves_per_second(), sp.white_wins, sp.draws,
                  sp.black_wins, sp.max_plies, sp.adjudicated, sp.resigned, sp.false_resign, sp.would_resign);
   for (int s : run_.shard_sequences(job.tag))
-    out.new_samples += selfplay::read_shard_header(run_.shard_path(job.tag, s)).samples;
+    out.new_samples += data::read_shard_header(run_.shard_path(job.tag, s)).samples;
   if (config_.tactics.positions > 0) {
     const std::uint64_t tactics_samples = run_tactics(generation, best);
     if (stop_ && *stop_) return out;
@@ -109,7 +109,7 @@ SelfPlayOutcome SelfPlayStage::run(int generation, std::uint64_t best) {
   return out;
 }
 
-selfplay::SelfPlayStats run_tactics_job(const selfplay::RunDir& run, const RunConfig& config, const std::string& tag,
+selfplay::SelfPlayStats run_tactics_job(const data::RunDir& run, const RunConfig& config, const std::string& tag,
                                         int games, std::uint64_t model_version, std::uint64_t seed,
                                         const std::string& label,
                                         const std::function<void(const std::string&)>& heartbeat,
@@ -144,7 +144,7 @@ std::uint64_t SelfPlayStage::run_tactics(int generation, std::uint64_t best) {
                       "gen " + std::to_string(generation) + " tactics", {}, stop_);
   std::uint64_t samples = 0;
   for (int s : run_.shard_sequences(tag))
-    samples += selfplay::read_shard_header(run_.shard_path(tag, s)).samples;
+    samples += data::read_shard_header(run_.shard_path(tag, s)).samples;
   if (stats.games && !(stop_ && *stop_))
     spdlog::info("gen {} tactics done: {} proven mates (up to mate in {}) in {}", generation, stats.samples,
                  config_.tactics.mates.max_moves, format_duration(stats.seconds));
@@ -162,7 +162,7 @@ nn::DeviceOptions train_device(const RunConfig& config) {
 }
 }  // namespace
 
-TrainStage::TrainStage(const selfplay::RunDir& run, const RunConfig& config, std::uint64_t step,
+TrainStage::TrainStage(const data::RunDir& run, const RunConfig& config, std::uint64_t step,
                        const std::atomic<bool>* stop)
     : config_(config), trainer_(run, config.training, train_device(config)), step_(step), stop_(stop) {}
 
@@ -202,7 +202,7 @@ TrainSummary TrainStage::summary() {
 
 // --- evaluation
 
-EvaluationStage::EvaluationStage(const selfplay::RunDir& run, const RunConfig& config, ModelEvaluators models,
+EvaluationStage::EvaluationStage(const data::RunDir& run, const RunConfig& config, ModelEvaluators models,
                                  const std::atomic<bool>* stop)
     : run_(run), config_(config), models_(std::move(models)), stop_(stop) {}
 

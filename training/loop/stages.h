@@ -39,7 +39,7 @@ std::string generation_tag(int generation);
 // the end a line "LABEL: done/total mates, rate, ETA" is logged, and
 // `heartbeat` (when given) gets "done/total". The loop's tactics stage and
 // `ultima selfplay --tactics` both run their mates through this.
-selfplay::SelfPlayStats run_tactics_job(const selfplay::RunDir& run, const RunConfig& config, const std::string& tag,
+selfplay::SelfPlayStats run_tactics_job(const data::RunDir& run, const RunConfig& config, const std::string& tag,
                                         int games, std::uint64_t model_version, std::uint64_t seed,
                                         const std::string& label,
                                         const std::function<void(const std::string&)>& heartbeat,
@@ -52,7 +52,7 @@ struct SelfPlayOutcome {
 
 class SelfPlayStage {
  public:
-  SelfPlayStage(const selfplay::RunDir& run, const RunConfig& config, ModelEvaluators models,
+  SelfPlayStage(const data::RunDir& run, const RunConfig& config, ModelEvaluators models,
                 const std::atomic<bool>* stop = nullptr);
   // The generation's games with model `best`; shards already written (by a
   // killed earlier try) are kept, not played again.
@@ -63,7 +63,7 @@ class SelfPlayStage {
  private:
   std::uint64_t run_tactics(int generation, std::uint64_t best);
 
-  const selfplay::RunDir& run_;
+  const data::RunDir& run_;
   const RunConfig& config_;
   ModelEvaluators models_;
   const std::atomic<bool>* stop_;
@@ -80,7 +80,7 @@ struct TrainSummary {
 class TrainStage {
  public:
   // `step`: where the trainer stood after the last finished generation.
-  TrainStage(const selfplay::RunDir& run, const RunConfig& config, std::uint64_t step,
+  TrainStage(const data::RunDir& run, const RunConfig& config, std::uint64_t step,
              const std::atomic<bool>* stop = nullptr);
   // Reads the new shards, trains new_samples * train_ratio / batch_size
   // steps (within [min_steps, max_steps]) and exports model `candidate`.
@@ -139,7 +139,7 @@ struct EvaluationOutcome {
 
 class EvaluationStage {
  public:
-  EvaluationStage(const selfplay::RunDir& run, const RunConfig& config, ModelEvaluators models,
+  EvaluationStage(const data::RunDir& run, const RunConfig& config, ModelEvaluators models,
                   const std::atomic<bool>* stop = nullptr);
   // Plays the candidate against model `best`, model 0 and each level (the
   // games each count asks for; a match of 0 games is skipped), writing the
@@ -156,7 +156,7 @@ class EvaluationStage {
   MatchOutcome play(int generation, const std::string& opponent_name, const PlayerFactory& candidate,
                     const PlayerFactory& opponent, int games, bool& stopped) const;
 
-  const selfplay::RunDir& run_;
+  const data::RunDir& run_;
   const RunConfig& config_;
   ModelEvaluators models_;
   const std::atomic<bool>* stop_;

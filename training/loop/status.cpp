@@ -12,7 +12,7 @@
 
 namespace ultima::loop {
 
-std::string run_status_text(const selfplay::RunDir& run) {
+std::string run_status_text(const data::RunDir& run) {
   require_run(run.root());
   const RunConfig config = RunConfig::load(run.path("config.yaml"));
   const auto now =
@@ -31,7 +31,7 @@ std::string run_status_text(const selfplay::RunDir& run) {
   int shards = 0, unreadable = 0;
   for (const std::string& path : run.shard_paths()) {
     try {
-      samples += selfplay::read_shard_header(path).samples;
+      samples += data::read_shard_header(path).samples;
       ++shards;
     } catch (const std::exception&) {
       ++unreadable;
@@ -62,9 +62,9 @@ std::string run_status_text(const selfplay::RunDir& run) {
     out += line;
   }
 
-  const auto holders = selfplay::read_role_holders(run);
+  const auto holders = data::read_role_holders(run);
   if (holders.empty()) out += "no trainer, gatekeeper or worker holds a role\n";
-  for (const selfplay::RoleHolder& h : holders) {
+  for (const data::RoleHolder& h : holders) {
     std::string status;
     for (const auto& [key, value] : h.status) status += " " + key + "=" + value;
     std::snprintf(line, sizeof line, "%-20s %-6s pid %ld on %s, heartbeat %llds ago%s\n", h.role.c_str(),

@@ -11,6 +11,6 @@
 namespace ultima::loop {
 
 // Throws std::runtime_error when the run was never created.
-std::string run_status_text(const selfplay::RunDir& run);
+std::string run_status_text(const data::RunDir& run);
 
 }  // namespace ultima::loop

@@ -211,14 +211,14 @@ std::vector<Record> play_data_games(const GameDataOptions& options, int first_ga
 }
 
 std::vector<Record> label_run_positions(const RunDataOptions& options) {
-  const selfplay::RunDir run(options.run_dir);
-  std::vector<selfplay::Sample> samples;
+  const data::RunDir run(options.run_dir);
+  std::vector<data::Sample> samples;
   const std::vector<std::string> shards = run.shard_paths();
   if (shards.empty()) throw std::invalid_argument("run directory '" + options.run_dir + "' has no sample shards");
   for (const std::string& path : shards) {
-    std::vector<selfplay::Sample> s = selfplay::read_shard(path);
-    for (selfplay::Sample& x : s)
-      if (!(x.flags & selfplay::kNoResult)) samples.push_back(std::move(x));
+    std::vector<data::Sample> s = data::read_shard(path);
+    for (data::Sample& x : s)
+      if (!(x.flags & data::kNoResult)) samples.push_back(std::move(x));
   }
   std::vector<std::size_t> order(samples.size());
   std::iota(order.begin(), order.end(), 0);
@@ -234,8 +234,8 @@ std::vector<Record> label_run_positions(const RunDataOptions& options) {
   std::vector<char> kept(order.size(), 0);
   Progress progress("nnue label", static_cast<int>(order.size()));
   parallel_for(static_cast<int>(order.size()), options.concurrency, [&](int i) {
-    const selfplay::Sample& sample = samples[order[i]];
-    Position pos = selfplay::sample_position(sample);
+    const data::Sample& sample = samples[order[i]];
+    Position pos = data::sample_position(sample);
     if (!game_status(pos).over()) {
       thread_local Searcher searcher(4);
       searcher.clear();  // each position's score its own, whatever the thread
