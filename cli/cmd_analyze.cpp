@@ -12,7 +12,6 @@
 #include "commands.h"
 #include "common.h"
 #include "frontends/analysis/analysis.h"
-#include "engine/play/level.h"
 
 namespace ultima::cli {
 namespace {
@@ -115,10 +114,7 @@ void add_analyze_command(CLI::App& app) {
       "with --fen, one position from the shell");
   cmd->add_option("--parallel", o->engine.parallel, "turns searched at once")->check(CLI::Range(1, 256));
   add_hash_option(cmd, o->engine.hash_mb, "alpha-beta transposition table per search, MB");
-  cmd->add_option("--nnue", o->engine.nnue,
-                  "evaluation of the alpha-beta queries that name none: default (the shipped learned one), none (the "
-                  "hand-written one) or a network file")
-      ->capture_default_str();
+  add_nnue_option(cmd, o->engine.nnue, "the alpha-beta queries that name none");
   CLI::Option* fen = cmd->add_option("--fen", o->fen, "analyse this position (FEN or startpos) and exit");
   add_rules_option(cmd, o->rules)->needs(fen);
   cmd->add_option("--moves", o->moves, "moves played from the position, space-separated")->needs(fen);
@@ -132,11 +128,7 @@ void add_analyze_command(CLI::App& app) {
   cmd->add_flag("--json", o->json_out, "print the answer as one JSON line")->needs(fen);
   cmd->callback([o] {
     o->engine.version = ULTIMA_VERSION;
-    try {
-      load_nnue(o->engine.nnue);  // a bad one is named before any query
-    } catch (const std::exception& e) {
-      throw std::invalid_argument(std::string("--nnue: ") + e.what());
-    }
+    check_nnue_option(o->engine.nnue);  // a bad one is named before any query
     if (!o->fen.empty()) return analyze_one(*o);
     std::ios::sync_with_stdio(false);
     run_analysis(std::cin, std::cout, network_factory(), o->engine);

@@ -13,7 +13,6 @@
 
 #include "commands.h"
 #include "common.h"
-#include "engine/play/level.h"
 #include "frontends/server/server.h"
 
 namespace ultima::cli {
@@ -21,11 +20,7 @@ namespace {
 
 void run(ServerOptions options) {
   options.version = ULTIMA_VERSION;
-  try {
-    load_nnue(options.nnue);  // a bad one is named before the server starts
-  } catch (const std::exception& e) {
-    throw std::invalid_argument(std::string("--nnue: ") + e.what());
-  }
+  check_nnue_option(options.nnue);  // a bad one is named before the server starts
   // SIGINT and SIGTERM go to one thread that stops the server; every other
   // thread (made after this) has them blocked. A write to a client that has
   // gone must not end the program: SIGPIPE is ignored.
@@ -75,10 +70,7 @@ void add_serve_command(CLI::App& app) {
                   "address to listen on; the default serves this machine only (docs/web.md on exposing it)")
       ->capture_default_str();
   cmd->add_option("--weights", o->weights, "network of the MCTS analyses (default: the material evaluator)");
-  cmd->add_option("--nnue", o->nnue,
-                  "evaluation of the alpha-beta analyses: default (the shipped learned one), none (the hand-written "
-                  "one) or a network file")
-      ->capture_default_str();
+  add_nnue_option(cmd, o->nnue, "the alpha-beta analyses");
   cmd->add_option("--max-searches", o->max_searches, "searches (analyses and bot moves) at once; 0: the cores")
       ->check(CLI::Range(0, 1024))
       ->capture_default_str();

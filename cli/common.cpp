@@ -2,13 +2,30 @@
 
 #include <exception>
 #include <filesystem>
+#include <stdexcept>
 
+#include "engine/play/level.h"
 #include "nn/network.h"
 
 namespace ultima::cli {
 
 CLI::Option* add_rules_option(CLI::App* cmd, std::string& rules, const std::string& help) {
   return cmd->add_option("--rules", rules, help)->capture_default_str();
+}
+
+CLI::Option* add_nnue_option(CLI::App* cmd, std::string& nnue, const std::string& what) {
+  return cmd->add_option("--nnue", nnue,
+                         "evaluation of " + what +
+                             ": default (the shipped learned one), none (the hand-written one) or a network file")
+      ->capture_default_str();
+}
+
+void check_nnue_option(const std::string& nnue) {
+  try {
+    load_nnue(nnue);
+  } catch (const std::exception& e) {
+    throw std::invalid_argument(std::string("--nnue: ") + e.what());
+  }
 }
 
 Position make_position(const PositionOptions& options) {

@@ -25,6 +25,12 @@ Position make_position(const PositionOptions& options);
 // the command's default says otherwise).
 CLI::Option* add_rules_option(CLI::App* cmd, std::string& rules,
                               const std::string& help = "rule preset, optionally with switches");
+// --nnue: the alpha-beta search's evaluation, "default" (the shipped
+// learned one), "none" (the hand-written one) or a network file; `what`
+// names what it evaluates. check_nnue_option reads it before the command
+// starts and throws std::invalid_argument "--nnue: ..." when it cannot.
+CLI::Option* add_nnue_option(CLI::App* cmd, std::string& nnue, const std::string& what);
+void check_nnue_option(const std::string& nnue);
 // --hash: an alpha-beta transposition table's size in MB, 1 to 65536.
 template <class Size>
 CLI::Option* add_hash_option(CLI::App* cmd, Size& hash_mb, const std::string& help = "transposition table, MB") {
