@@ -798,4 +798,13 @@ void Mcts::replace_lost_moves(Run& run) {
   }
 }
 
+std::int64_t mcts_move_time_ms(std::int64_t time_left_ms, std::int64_t increment_ms, int movestogo) {
+  constexpr std::int64_t kMarginMs = 50;  // for the protocol and the last batch
+  if (time_left_ms <= 0) return increment_ms > 0 ? std::max<std::int64_t>(1, increment_ms / 2) : 0;
+  const int moves = movestogo > 0 ? std::min(movestogo, 40) : 30;
+  const std::int64_t wanted = time_left_ms / moves + std::max<std::int64_t>(0, increment_ms) * 3 / 4;
+  const std::int64_t cap = std::max<std::int64_t>(1, (time_left_ms - kMarginMs) / 3);
+  return std::max<std::int64_t>(1, std::min(wanted, cap));
+}
+
 }  // namespace ultima

@@ -127,6 +127,14 @@ struct MctsLimits {
   std::vector<Move> root_moves;
 };
 
+// MCTS's thinking time for one move under a clock, in ms: a
+// share of the time left (1/movestogo, at most 1/40; else 1/30) plus three
+// quarters of the increment, but never more than a third of what is left
+// after a margin for the protocol, so a large increment cannot lose on
+// time. With an increment and no clock, half the increment. 0 when there
+// is neither.
+std::int64_t mcts_move_time_ms(std::int64_t time_left_ms, std::int64_t increment_ms, int movestogo);
+
 struct MctsRootMove {
   Move move;
   std::uint32_t visits = 0;

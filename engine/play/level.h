@@ -85,7 +85,9 @@ class SearchPlayer : public Player {
   explicit SearchPlayer(Level level);
   std::string name() const override { return level_.name; }
   void new_game() override { searcher_.clear(); }
-  MoveChoice choose(Position& pos, std::uint64_t seed) override;
+  // Within the level's budget and the caller's limits, whichever ends first.
+  MoveChoice choose(Position& pos, std::uint64_t seed, const MoveLimits& limits = {}) override;
+  void stop() override { searcher_.stop(); }
   const Level& level() const { return level_; }
 
  private:

@@ -25,8 +25,11 @@ class MctsPlayer : public Player {
   std::string name() const override;
   // Drops the tree: a new game shares nothing with the last one.
   void new_game() override { mcts_.clear(); }
-  // Keeps the subtree of the moves played since its last move.
-  MoveChoice choose(Position& pos, std::uint64_t seed) override;
+  // Keeps the subtree of the moves played since its last move. The caller's
+  // limits cap the player's own: a fixed time, or a share of the clock
+  // (mcts_move_time_ms), and a node cap as root visits.
+  MoveChoice choose(Position& pos, std::uint64_t seed, const MoveLimits& limits = {}) override;
+  void stop() override { mcts_.stop(); }
   const MctsResult& last_result() const { return last_; }
 
  private:

@@ -1,12 +1,17 @@
-// A player: anything that picks a move in a game. Matches, ladders and
-// self-play evaluation talk to players only through this interface.
+// A player: anything that picks a move in a game. Matches, ladders, the
+// front ends (UCI, the web server, the terminal game) and self-play
+// evaluation talk to players only through this interface: each runs any
+// player the same way, under its own clock, and never looks inside a spec.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
 #include "engine/rules/movegen.h"
 #include "engine/rules/position.h"
+#include "engine/search/search.h"
 
 namespace ultima {
 
@@ -20,6 +25,26 @@ struct MoveChoice {
   std::uint64_t nodes = 0;
 };
 
+// What the caller allows one move, on top of the player's own budget (a
+// level's nodes or time, a bot's playouts): the player stops at whichever
+// ends first. Empty limits (the default) leave the player's own budget
+// alone, which is how matches and ladders play.
+struct MoveLimits {
+  std::int64_t movetime_ms = 0;      // a fixed time for this move (0: none)
+  std::int64_t time_ms[2] = {0, 0};  // the clocks, by colour (0: none)
+  std::int64_t inc_ms[2] = {0, 0};
+  int movestogo = 0;
+  int depth = 0;                     // a depth cap (alpha-beta players)
+  std::uint64_t nodes = 0;           // a node cap (MCTS: root visits)
+  // The alpha-beta players' progress, one call per iteration (UCI's info
+  // lines); players without such lines never call it.
+  std::function<void(const SearchInfo&)> on_info;
+
+  bool any() const {
+    return movetime_ms || time_ms[0] || time_ms[1] || inc_ms[0] || inc_ms[1] || depth || nodes;
+  }
+};
+
 class Player {
  public:
   virtual ~Player() = default;
@@ -29,7 +54,11 @@ class Player {
   // The game's current position with its history (for repetitions); the
   // game is not over, so at least one legal move exists. `seed` makes any
   // randomness of the player reproducible for this move.
-  virtual MoveChoice choose(Position& pos, std::uint64_t seed) = 0;
+  virtual MoveChoice choose(Position& pos, std::uint64_t seed, const MoveLimits& limits = {}) = 0;
+  // Asks a choose() running on another thread to end now with the best
+  // move found so far. Thread-safe; a stop that arrives before the search
+  // has begun may be missed, so a caller asks until choose() returns.
+  virtual void stop() {}
 };
 
 }  // namespace ultima

@@ -20,7 +20,7 @@
 
 namespace ultima {
 
-MoveChoice RandomPlayer::choose(Position& pos, std::uint64_t seed) {
+MoveChoice RandomPlayer::choose(Position& pos, std::uint64_t seed, const MoveLimits&) {
   MoveList list;
   generate_legal(pos, list);
   if (list.empty()) throw std::logic_error("RandomPlayer asked to move in a finished game");
@@ -39,7 +39,10 @@ class NamedPlayer : public Player {
   NamedPlayer(std::string name, std::unique_ptr<Player> inner) : name_(std::move(name)), inner_(std::move(inner)) {}
   std::string name() const override { return name_; }
   void new_game() override { inner_->new_game(); }
-  MoveChoice choose(Position& pos, std::uint64_t seed) override { return inner_->choose(pos, seed); }
+  MoveChoice choose(Position& pos, std::uint64_t seed, const MoveLimits& limits = {}) override {
+    return inner_->choose(pos, seed, limits);
+  }
+  void stop() override { inner_->stop(); }
 
  private:
   std::string name_;

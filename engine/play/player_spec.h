@@ -69,7 +69,7 @@ Level find_level(const std::string& name);  // throws std::invalid_argument
 class RandomPlayer : public Player {
  public:
   std::string name() const override { return "random"; }
-  MoveChoice choose(Position& pos, std::uint64_t seed) override;
+  MoveChoice choose(Position& pos, std::uint64_t seed, const MoveLimits& limits = {}) override;
 };
 
 }  // namespace ultima

@@ -215,7 +215,7 @@ void UciEnginePlayer::new_game() {
   wait_for("readyok", settings_.timeout_ms);
 }
 
-MoveChoice UciEnginePlayer::choose(Position& pos, std::uint64_t) {
+MoveChoice UciEnginePlayer::choose(Position& pos, std::uint64_t, const MoveLimits& limits) {
   // The game from its start: the engine sees the whole history (repetitions).
   Position start = pos;
   std::vector<Move> moves;
@@ -239,14 +239,28 @@ MoveChoice UciEnginePlayer::choose(Position& pos, std::uint64_t) {
     }
   }
   send(position);
+  // The engine's own limits and the caller's, whichever is tighter; the
+  // clocks go as they are.
+  auto tighter = [](auto a, auto b) { return a == 0 ? b : b == 0 ? a : std::min(a, b); };
+  const std::int64_t movetime = tighter(settings_.movetime_ms, limits.movetime_ms);
+  const int depth = tighter(settings_.depth, limits.depth);
+  const std::uint64_t nodes = tighter(settings_.nodes, limits.nodes);
   std::string go = "go";
-  if (settings_.movetime_ms) go += " movetime " + std::to_string(settings_.movetime_ms);
-  if (settings_.depth) go += " depth " + std::to_string(settings_.depth);
-  if (settings_.nodes) go += " nodes " + std::to_string(settings_.nodes);
+  if (movetime) go += " movetime " + std::to_string(movetime);
+  if (depth) go += " depth " + std::to_string(depth);
+  if (nodes) go += " nodes " + std::to_string(nodes);
+  const char* clock_names[2][2] = {{" wtime ", " winc "}, {" btime ", " binc "}};
+  for (int c = 0; c < 2; ++c) {
+    if (limits.time_ms[c]) go += clock_names[c][0] + std::to_string(limits.time_ms[c]);
+    if (limits.inc_ms[c]) go += clock_names[c][1] + std::to_string(limits.inc_ms[c]);
+  }
+  if (limits.movestogo) go += " movestogo " + std::to_string(limits.movestogo);
   send(go);
 
   MoveChoice choice;
-  const std::int64_t timeout = settings_.movetime_ms + settings_.timeout_ms;
+  const std::int64_t timeout =
+      std::max(movetime, limits.time_ms[pos.side_to_move()] + limits.inc_ms[pos.side_to_move()]) +
+      settings_.timeout_ms;
   const auto began = Clock::now();
   for (;;) {
     const std::int64_t spent = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - began).count();

@@ -41,9 +41,12 @@ class UciEnginePlayer : public Player {
 
   std::string name() const override;
   void new_game() override;
-  // Throws std::runtime_error when the engine exits, goes silent past its
-  // limit and the timeout, or answers with a move that is not legal.
-  MoveChoice choose(Position& pos, std::uint64_t seed) override;
+  // The engine's limits and the caller's (the tighter of each; the clocks
+  // as "wtime ... btime ..."). Throws std::runtime_error when the engine
+  // exits, goes silent past its limit and the timeout, or answers with a
+  // move that is not legal. stop() is not passed on: the move ends at its
+  // limit.
+  MoveChoice choose(Position& pos, std::uint64_t seed, const MoveLimits& limits = {}) override;
 
  private:
   void send(const std::string& line);

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cctype>
 #include <charconv>
+#include <functional>
 #include <chrono>
 #include <iostream>
 #include <mutex>
@@ -53,8 +54,29 @@ class UciEngine {
  public:
   UciEngine(std::ostream& out, NetworkFactory networks, std::size_t hash_mb)
       : out_(out), networks_(std::move(networks)), pos_(Position::start(rules_)), hash_mb_(hash_mb),
-        searcher_(hash_mb) {}
+        searcher_(hash_mb) {
+    declare_options();
+  }
   ~UciEngine() { stop_search(); }
+
+  // One UCI option: what the handshake announces, what setoption accepts,
+  // and its help (`ultima uci --options`). Declared once, in
+  // declare_options(); setoption checks a spin's range, a check's value and
+  // a strict combo's choices before `set` runs, and `set` throws with the
+  // problem for anything else.
+  struct Option {
+    std::string name;
+    std::string type;  // spin, check, combo or string
+    std::string default_value;
+    long long min = 0, max = 0;     // spin
+    bool clamp = false;             // spin: values past the range mean its nearer end
+    std::vector<std::string> vars;  // combo
+    bool strict = true;             // combo: only these values (else `set` decides)
+    bool checked = true;            // false: `set` checks the value itself
+    std::string help;
+    std::function<void(const std::string& value)> set;
+  };
+  const std::vector<Option>& options() const { return options_; }
 
   // End of input: let a bounded search finish and answer, as a scripted
   // session expects; an infinite one is stopped.
@@ -104,41 +126,121 @@ class UciEngine {
   void uci() {
     say(std::string("id name ") + kEngineName);
     say("id author the Ultima developers");
-    say("option name Hash type spin default " + std::to_string(hash_mb_) + " min 1 max 65536");
-    say("option name Threads type spin default 1 min 1 max 256");
-    say("option name MultiPV type spin default 1 min 1 max 256");
-    say("option name Ponder type check default false");
-    say("option name UCI_ShowWDL type check default false");
-    std::string variants = std::string("option name UCI_Variant type combo default ") + kDefaultRules;
-    for (const std::string& v : variant_names()) variants += " var " + v;
-    say(variants);
-    say("option name UCI_LimitStrength type check default false");
-    const auto [min_elo, max_elo] = elo_range();
-    say("option name UCI_Elo type spin default " + std::to_string(min_elo) + " min " + std::to_string(min_elo) +
-        " max " + std::to_string(max_elo));
-    std::string levels = "option name Level type combo default none var none";
-    for (const Level& l : levels_) levels += " var " + l.name;
-    say(levels);
-    std::string bots = "option name Bot type combo default none var none";
-    for (const Bot& b : catalogue_) bots += " var " + b.name;
-    say(bots);
-    say("option name Backend type combo default alphabeta var alphabeta var mcts");
-    say("option name EvalFile type string default default");
-    say("option name WeightsFile type string default <empty>");
-    say("option name RunDir type string default <empty>");
-    say("option name Device type string default cpu");
-    // The MCTS settings that UCI exposes, from their one declaration.
-    for (const MctsSettingInfo& s : mcts_setting_list()) {
-      if (s.uci_name.empty()) continue;
-      if (s.type == SettingType::kBool)
-        say("option name " + s.uci_name + " type check default " + s.default_text);
-      else if (s.type == SettingType::kInteger)
-        say("option name " + s.uci_name + " type spin default " + s.default_text + " min " +
-            std::to_string(static_cast<long long>(s.min)) + " max " + std::to_string(static_cast<long long>(s.max)));
-      else
-        say("option name " + s.uci_name + " type string default " + s.default_text);
+    for (const Option& o : options_) {
+      std::string line = "option name " + o.name + " type " + o.type + " default " + o.default_value;
+      if (o.type == "spin") line += " min " + std::to_string(o.min) + " max " + std::to_string(o.max);
+      for (const std::string& v : o.vars) line += " var " + v;
+      say(line);
     }
     say("uciok");
+  }
+
+  void declare_options() {
+    auto add = [this](Option o) { options_.push_back(std::move(o)); };
+    add({"Hash", "spin", std::to_string(hash_mb_), 1, 65536, false, {}, true, true,
+         "the alpha-beta transposition table, MB",
+         [this](const std::string& v) { searcher_.set_hash_mb(std::stoull(v)); }});
+    add({"Threads", "spin", "1", 1, 256, false, {}, true, true, "alpha-beta search threads (Lazy SMP)",
+         [this](const std::string& v) { searcher_.set_threads(std::stoi(v)); }});
+    add({"MultiPV", "spin", "1", 1, 256, false, {}, true, true, "best lines reported",
+         [this](const std::string& v) { multipv_ = std::stoi(v); }});
+    add({"Ponder", "check", "false", 0, 0, false, {}, true, true,
+         "the GUI may send go ponder (nothing to set here)", [](const std::string&) {}});
+    add({"UCI_ShowWDL", "check", "false", 0, 0, false, {}, true, true,
+         "win/draw/loss per mille in the info lines", [this](const std::string& v) { show_wdl_ = v == "true"; }});
+    add({"UCI_Variant", "combo", kDefaultRules, 0, 0, false, variant_names(), false, true,
+         "the rule preset, optionally with switches (ultima means the default)",
+         [this](const std::string& v) {
+           rules_ = Rules::parse(v == "ultima" ? kDefaultRules : v);
+           pos_ = Position::start(rules_);
+           say("info string variant " + rules_.name() + " files 8 ranks 8 pocket 0 template fairy startpos " +
+               rules_.start_fen());
+         }});
+    add({"UCI_LimitStrength", "check", "false", 0, 0, false, {}, true, true,
+         "play as the catalogue's bot nearest UCI_Elo", [this](const std::string& v) {
+           limit_strength_ = v == "true";
+           update_level();
+         }});
+    const auto [min_elo, max_elo] = elo_range();
+    add({"UCI_Elo", "spin", std::to_string(min_elo), min_elo, max_elo, true, {}, true, true,
+         "the strength with UCI_LimitStrength (outside the range: its nearer end)", [this](const std::string& v) {
+           elo_ = static_cast<int>(std::stoll(v));
+           update_level();
+         }});
+    std::vector<std::string> levels{"none"};
+    for (const Level& l : levels_) levels.push_back(l.name);
+    add({"Level", "combo", "none", 0, 0, false, levels, false, true, "play as this graded level",
+         [this](const std::string& v) {
+           if (v == "none" || v.empty()) {
+             named_level_.reset();
+           } else {
+             auto it = std::find_if(levels_.begin(), levels_.end(), [&](const Level& l) { return l.name == v; });
+             if (it == levels_.end()) throw std::invalid_argument("unknown level '" + v + "'");
+             named_level_ = *it;
+           }
+           update_level();
+         }});
+    std::vector<std::string> bots{"none"};
+    for (const Bot& b : catalogue_) bots.push_back(b.name);
+    add({"Bot", "combo", "none", 0, 0, false, bots, false, true, "play as this bot of the catalogue",
+         [this](const std::string& v) {
+           if (v == "none" || v.empty()) {
+             named_bot_.reset();
+           } else {
+             auto it = std::find_if(catalogue_.begin(), catalogue_.end(), [&](const Bot& b) { return b.name == v; });
+             if (it == catalogue_.end()) throw std::invalid_argument("unknown bot '" + v + "'");
+             named_bot_ = *it;
+           }
+           update_level();
+         }});
+    add({"Backend", "combo", "alphabeta", 0, 0, false, {"alphabeta", "mcts"}, true, true,
+         "the engine's own search: alpha-beta, or MCTS with WeightsFile's network",
+         [this](const std::string& v) { use_mcts_ = v == "mcts"; }});
+    add({"EvalFile", "string", "default", 0, 0, false, {}, true, true,
+         "the alpha-beta evaluation: default (the shipped network), none (hand-written) or a network file",
+         [this](const std::string& v) {
+           // Read now, so that a bad file is reported here and the previous one stays.
+           try {
+             eval_net_ = load_nnue(v);
+           } catch (const std::exception& e) {
+             throw std::invalid_argument("EvalFile: " + std::string(e.what()));
+           }
+           eval_file_ = v;
+           eval_loaded_ = true;
+           say("info string EvalFile " + (eval_net_ ? v : std::string("none (the hand-written evaluation)")));
+         }});
+    add({"WeightsFile", "string", "<empty>", 0, 0, false, {}, true, true, "the MCTS backend's network (.unn)",
+         [this](const std::string& v) {
+           weights_ = (v == "<empty>") ? "" : v;
+           mcts_.reset();  // built again, with the new network, at the next go
+         }});
+    add({"RunDir", "string", "<empty>", 0, 0, false, {}, true, true,
+         "a run directory: its best model becomes WeightsFile", [this](const std::string& v) {
+           if (v == "<empty>" || v.empty()) return;
+           weights_ = run_best_model(v);
+           mcts_.reset();
+           say("info string WeightsFile " + weights_);
+         }});
+    add({"Device", "string", "cpu", 0, 0, false, {}, true, true, "where the network runs: cpu, cuda or cuda:N",
+         [this](const std::string& v) {
+           const bool index = v.size() > 5 && v.rfind("cuda:", 0) == 0 &&
+                              std::all_of(v.begin() + 5, v.end(), [](unsigned char c) { return std::isdigit(c); });
+           if (v != "cpu" && v != "cuda" && !index) throw std::invalid_argument("Device must be cpu, cuda or cuda:N");
+           device_ = v;
+           mcts_.reset();  // built again, on the new device, at the next go
+         }});
+    // The MCTS settings that UCI exposes, from their one declaration.
+    for (const MctsSettingInfo& m : mcts_setting_list()) {
+      if (m.uci_name.empty()) continue;
+      const std::string type = m.type == SettingType::kBool      ? "check"
+                               : m.type == SettingType::kInteger ? "spin"
+                                                                  : "string";
+      add({m.uci_name, type, m.default_text, static_cast<long long>(m.min), static_cast<long long>(m.max), false,
+           {}, true, false, m.help, [this, name = m.name, uci_name = m.uci_name](const std::string& v) {
+             set_mcts_setting(mcts_settings_, name, v, uci_name);
+             mcts_.reset();  // built again, with the new settings, at the next go
+           }});
+    }
   }
 
   std::pair<int, int> elo_range() const {
@@ -169,135 +271,50 @@ class UciEngine {
     }
     wait_search();
     const std::string key = lower(name);
-    long long n = 0;
-    if (key == "hash") {
-      if (!parse_int(value, n) || n < 1 || n > 65536) return error("Hash must be an integer from 1 to 65536");
-      searcher_.set_hash_mb(static_cast<std::size_t>(n));
-    } else if (key == "threads") {
-      if (!parse_int(value, n) || n < 1 || n > 256) return error("Threads must be an integer from 1 to 256");
-      searcher_.set_threads(static_cast<int>(n));
-    } else if (key == "multipv") {
-      if (!parse_int(value, n) || n < 1 || n > 256) return error("MultiPV must be an integer from 1 to 256");
-      multipv_ = static_cast<int>(n);
-    } else if (key == "ponder") {
-      // The GUI's permission to send "go ponder"; nothing to set here.
-      if (value != "true" && value != "false") return error("Ponder must be true or false");
-    } else if (key == "uci_showwdl") {
-      if (value != "true" && value != "false") return error("UCI_ShowWDL must be true or false");
-      show_wdl_ = value == "true";
-    } else if (key == "uci_variant") {
-      try {
-        rules_ = Rules::parse(value == "ultima" ? kDefaultRules : value);
-      } catch (const std::exception& e) {
-        return error(e.what());
-      }
-      pos_ = Position::start(rules_);
-      say("info string variant " + rules_.name() + " files 8 ranks 8 pocket 0 template fairy startpos " +
-          rules_.start_fen());
-    } else if (key == "uci_limitstrength") {
-      if (value != "true" && value != "false") return error("UCI_LimitStrength must be true or false");
-      limit_strength_ = value == "true";
-      update_level();
-    } else if (key == "uci_elo") {
-      if (!parse_int(value, n)) return error("UCI_Elo must be an integer");
-      elo_ = static_cast<int>(n);
-      update_level();
-    } else if (key == "backend") {
-      if (value != "alphabeta" && value != "mcts") return error("Backend must be alphabeta or mcts");
-      use_mcts_ = value == "mcts";
-    } else if (key == "device") {
-      if (value != "cpu" && value != "cuda" && value.rfind("cuda:", 0) != 0)
-        return error("Device must be cpu, cuda or cuda:N");
-      device_ = value;
-      mcts_.reset();  // built again, on the new device, at the next go
-    } else if (key == "evalfile") {
-      // The alpha-beta search's evaluation: the shipped network (default),
-      // a network file, or none for the hand-written evaluation. Read now,
-      // so that a bad file is reported here and the previous one stays.
-      try {
-        eval_net_ = load_nnue(value);
-        eval_file_ = value;
-        eval_loaded_ = true;
-      } catch (const std::exception& e) {
-        return error("EvalFile: " + std::string(e.what()));
-      }
-      say("info string EvalFile " + (eval_net_ ? value : std::string("none (the hand-written evaluation)")));
-    } else if (key == "weightsfile") {
-      weights_ = (value == "<empty>") ? "" : value;
-      mcts_.reset();  // built again, with the new network, at the next go
-    } else if (key == "rundir") {
-      // The run's best model becomes WeightsFile (its number read now).
-      if (value == "<empty>" || value.empty()) return;
-      try {
-        weights_ = run_best_model(value);
-      } catch (const std::exception& e) {
-        return error(e.what());
-      }
-      mcts_.reset();
-      say("info string WeightsFile " + weights_);
-    } else if (const MctsSettingInfo* setting = mcts_option(key)) {
-      try {
-        set_mcts_setting(mcts_settings_, setting->name, value, setting->uci_name);
-      } catch (const std::exception& e) {
-        return error(e.what());
-      }
-      mcts_.reset();  // built again, with the new settings, at the next go
-    } else if (key == "level") {
-      if (value == "none" || value.empty()) {
-        named_level_.reset();
-      } else {
-        auto it = std::find_if(levels_.begin(), levels_.end(), [&](const Level& l) { return l.name == value; });
-        if (it == levels_.end()) return error("unknown level '" + value + "'");
-        named_level_ = *it;
-      }
-      update_level();
-    } else if (key == "bot") {
-      if (value == "none" || value.empty()) {
-        named_bot_.reset();
-      } else {
-        auto it = std::find_if(catalogue_.begin(), catalogue_.end(), [&](const Bot& b) { return b.name == value; });
-        if (it == catalogue_.end()) return error("unknown bot '" + value + "'");
-        named_bot_ = *it;
-      }
-      update_level();
-    } else {
-      error("unknown option '" + name + "'");
+    const auto it = std::find_if(options_.begin(), options_.end(), [&](const Option& o) { return lower(o.name) == key; });
+    if (it == options_.end()) return error("unknown option '" + name + "'");
+    const Option& o = *it;
+    if (o.checked && o.type == "spin") {
+      long long n = 0;
+      if (!parse_int(value, n) || (!o.clamp && (n < o.min || n > o.max)))
+        return error(o.name + " must be an integer" +
+                     (o.clamp ? "" : " from " + std::to_string(o.min) + " to " + std::to_string(o.max)));
+    } else if (o.checked && o.type == "check" && value != "true" && value != "false") {
+      return error(o.name + " must be true or false");
+    } else if (o.checked && o.type == "combo" && o.strict &&
+               std::find(o.vars.begin(), o.vars.end(), value) == o.vars.end()) {
+      std::string choices;
+      for (std::size_t i = 0; i < o.vars.size(); ++i)
+        choices += (i == 0 ? "" : i + 1 == o.vars.size() ? " or " : ", ") + o.vars[i];
+      return error(o.name + " must be " + choices);
+    }
+    try {
+      o.set(value);
+    } catch (const std::exception& e) {
+      return error(e.what());
     }
   }
 
   // A named level wins, then a named bot; else UCI_LimitStrength picks the
-  // catalogue's bot nearest UCI_Elo (levels among them). A bot that is a
-  // level or a search: spec plays as a level (within the go command's
-  // limits, with info lines); any other bot answers through its player.
+  // catalogue's bot nearest UCI_Elo (levels among them). Whichever it is
+  // becomes a player at the next go (a network loads only then) and plays
+  // within the go command's limits and its own budget.
   void update_level() {
-    active_level_.reset();
     bot_player_.reset();
     bot_spec_.clear();
-    std::optional<Bot> bot = named_bot_;
     if (named_level_) {
-      active_level_ = named_level_;
-      bot.reset();
-    } else if (!bot && limit_strength_) {
+      bot_spec_ = named_level_->name;
+      say("info string playing as level " + bot_spec_);
+      return;
+    }
+    std::optional<Bot> bot = named_bot_;
+    if (!bot && limit_strength_) {
       if (const Bot* nearest = nearest_bot(catalogue_, elo_)) bot = *nearest;
     }
-    if (bot) {
-      try {
-        if (bot->is_level) {
-          active_level_ = find_level(bot->spec);
-        } else if (bot->spec.rfind("search:", 0) == 0) {
-          active_level_ = Level::from_pairs(bot->spec.substr(7));
-          active_level_->name = bot->name;
-        } else {
-          bot_spec_ = bot->name;  // made at the next go: a network loads only then
-        }
-      } catch (const std::exception& e) {
-        return error(e.what());
-      }
-      say("info string playing as " + std::string(bot->is_level ? "level " : "bot ") + bot->name +
-          (bot->has_elo ? " (Elo " + std::to_string(bot->elo) + ")" : ""));
-    } else if (active_level_) {
-      say("info string playing as level " + active_level_->name);
-    }
+    if (!bot) return;
+    bot_spec_ = bot->name;
+    say("info string playing as " + std::string(bot->is_level ? "level " : "bot ") + bot->name +
+        (bot->has_elo ? " (Elo " + std::to_string(bot->elo) + ")" : ""));
   }
 
   void position(const std::vector<std::string>& t) {
@@ -419,7 +436,7 @@ class UciEngine {
     const Color us = pos_.side_to_move();
     infinite_ = limits.infinite || (limits.depth == 0 && limits.nodes == 0 && limits.movetime_ms == 0 &&
                                     limits.time_ms[us] == 0 && limits.inc_ms[us] == 0 && limits.mate == 0 &&
-                                    !active_level_ && bot_spec_.empty());
+                                    bot_spec_.empty());
     if (!bot_spec_.empty() && !bot_player_ && limits.mate == 0) {
       try {
         bot_player_ = make_player(bot_spec_, networks_);
@@ -441,7 +458,17 @@ class UciEngine {
         // go's limits or else to a short depth: a GUI always gets a move.
         if (bot_player_) {
           try {
-            best = bot_player_->choose(pos, pos.key() ^ 0x1EE7).move;
+            MoveLimits move_limits;
+            move_limits.movetime_ms = limits.movetime_ms;
+            for (int c = 0; c < 2; ++c) {
+              move_limits.time_ms[c] = limits.time_ms[c];
+              move_limits.inc_ms[c] = limits.inc_ms[c];
+            }
+            move_limits.movestogo = limits.movestogo;
+            move_limits.depth = limits.depth;
+            move_limits.nodes = limits.nodes;
+            move_limits.on_info = on_info;
+            best = bot_player_->choose(pos, pos.key() ^ 0x1EE7, move_limits).move;
             answered = true;
           } catch (const std::exception& e) {
             error("bot " + bot_spec_ + " failed: " + e.what() + "; the engine's search answers");
@@ -453,9 +480,6 @@ class UciEngine {
       }
       if (answered) {
         // The bot's move.
-      } else if (active_level_ && limits.mate == 0) {
-        const MoveChoice c = play_level_move(searcher_, *active_level_, pos, pos.key() ^ 0x1EE7, limits, on_info);
-        best = c.move;
       } else {
         // The engine's own evaluation, whatever a level played with before.
         searcher_.set_weights(EvalWeights{});
@@ -486,16 +510,6 @@ class UciEngine {
       }
       searching_ = false;
     });
-  }
-
-  // The MCTS setting whose UCI option is `key` (lower case), or null.
-  static const MctsSettingInfo* mcts_option(const std::string& key) {
-    for (const MctsSettingInfo& s : mcts_setting_list()) {
-      std::string lower = s.uci_name;
-      for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      if (!lower.empty() && lower == key) return &s;
-    }
-    return nullptr;
   }
 
   // The network of EvalFile, read at its first use; when the shipped one is
@@ -628,6 +642,7 @@ class UciEngine {
     while (searching_.load()) {
       searcher_.stop();
       if (mcts_) mcts_->stop();
+      if (bot_player_) bot_player_->stop();
       std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
     worker_.join();
@@ -672,7 +687,7 @@ class UciEngine {
       return std::vector<Level>{};
     }
   }();
-  std::optional<Level> named_level_, active_level_;
+  std::optional<Level> named_level_;
   std::vector<Bot> catalogue_ = [] {
     try {
       return load_catalogue();
@@ -681,7 +696,8 @@ class UciEngine {
     }
   }();
   std::optional<Bot> named_bot_;
-  std::string bot_spec_;                // a bot that is not a level, by name
+  std::vector<Option> options_;  // filled by declare_options() once the levels and bots are read
+  std::string bot_spec_;                // the level or bot playing, by name
   std::unique_ptr<Player> bot_player_;  // made from it at the first go
   std::thread worker_;
   std::atomic<bool> searching_{false};
@@ -712,13 +728,20 @@ void run_uci(std::istream& in, std::ostream& out, const NetworkFactory& networks
   engine.finish();
 }
 
-std::int64_t mcts_move_time_ms(std::int64_t time_left_ms, std::int64_t increment_ms, int movestogo) {
-  constexpr std::int64_t kMarginMs = 50;  // for the protocol and the last batch
-  if (time_left_ms <= 0) return increment_ms > 0 ? std::max<std::int64_t>(1, increment_ms / 2) : 0;
-  const int moves = movestogo > 0 ? std::min(movestogo, 40) : 30;
-  const std::int64_t wanted = time_left_ms / moves + std::max<std::int64_t>(0, increment_ms) * 3 / 4;
-  const std::int64_t cap = std::max<std::int64_t>(1, (time_left_ms - kMarginMs) / 3);
-  return std::max<std::int64_t>(1, std::min(wanted, cap));
+std::string uci_option_help() {
+  std::ostringstream sink;
+  UciEngine engine(sink, {}, kDefaultHashMb);
+  std::ostringstream out;
+  for (const UciEngine::Option& o : engine.options()) {
+    out << o.name << " (" << o.type << ", default " << o.default_value;
+    if (o.type == "spin") out << ", " << o.min << " to " << o.max;
+    if (o.type == "combo" && o.vars.size() <= 8) {
+      out << ", one of";
+      for (const std::string& v : o.vars) out << " " << v;
+    }
+    out << ")\n    " << o.help << "\n";
+  }
+  return out.str();
 }
 
 }  // namespace ultima

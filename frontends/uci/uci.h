@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
+#include <string>
 
 #include "engine/play/player_spec.h"
 #include "engine/search/search.h"
@@ -20,12 +21,8 @@ namespace ultima {
 void run_uci(std::istream& in, std::ostream& out, const NetworkFactory& networks = {},
              std::size_t hash_mb = kDefaultHashMb);
 
-// The MCTS backend's thinking time for one move under a clock, in ms: a
-// share of the time left (1/movestogo, at most 1/40; else 1/30) plus three
-// quarters of the increment, but never more than a third of what is left
-// after a margin for the protocol, so a large increment cannot lose on
-// time. With an increment and no clock, half the increment. 0 when there
-// is neither.
-std::int64_t mcts_move_time_ms(std::int64_t time_left_ms, std::int64_t increment_ms, int movestogo);
+// Every UCI option, one declaration each: its type, default, range or
+// choices, and a line of help (what `ultima uci --options` prints).
+std::string uci_option_help();
 
 }  // namespace ultima

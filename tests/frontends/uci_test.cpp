@@ -123,6 +123,30 @@ TEST(UciHandshake, IdOptionsAndUciok) {
   EXPECT_EQ(lines.back(), "readyok");
 }
 
+// Each option is declared once: the handshake and `ultima uci --options`
+// list the same options, each with its help, and setoption knows them all.
+TEST(UciHandshake, OptionsAndTheirHelpComeFromOneDeclaration) {
+  const std::vector<std::string> announced = lines_starting(session("uci\n"), "option name ");
+  const std::string help = uci_option_help();
+  ASSERT_GE(announced.size(), 15u);
+  for (const std::string& line : announced) {
+    const std::string name = tokens(line)[2];
+    EXPECT_TRUE(contains(help, "\n" + name + " (") || starts_with(help, name + " (")) << name << "\n" << help;
+    const std::string unknown = session("setoption name " + name + " value @@\nisready\n");
+    EXPECT_FALSE(contains(unknown, "unknown option")) << name << ": " << unknown;
+  }
+  // Every option's help line is there, and the two lists have one entry per option.
+  std::size_t entries = 0;
+  for (const std::string& line : lines_of(help)) entries += !line.empty() && line[0] != ' ';
+  EXPECT_EQ(entries, announced.size()) << help;
+  // Device takes what the network takes: cuda:N needs its N.
+  for (const char* device : {"cuda:", "cuda:x", "gpu"})
+    EXPECT_TRUE(contains(session(std::string("setoption name Device value ") + device + "\n"),
+                         "info string error Device must be cpu, cuda or cuda:N"))
+        << device;
+  EXPECT_TRUE(lines_starting(session("setoption name Device value cuda:1\n"), "info string error").empty());
+}
+
 TEST(UciHandshake, IsreadyAndCarriageReturns) {
   EXPECT_EQ(session("isready\n"), "readyok\n");
   EXPECT_EQ(session("isready\r\n\r\n   \nisready"), "readyok\nreadyok\n");
@@ -340,6 +364,27 @@ TEST(UciLevels, LevelOptionPlaysAsTheLevel) {
     EXPECT_TRUE(contains(o, "playing as level " + name)) << o;
     EXPECT_TRUE(legal_text(Position::start(), bestmove(o)));
   }
+}
+
+// Players take limits: a level plays within go's limits and its own budget
+// (master's 160,000 nodes stop at depth 1 here), with info lines.
+TEST(UciLevels, ALevelPlaysWithinGosLimits) {
+  const std::vector<std::string> names = level_names();
+  ASSERT_NE(std::find(names.begin(), names.end(), "master"), names.end());
+  const std::string out = session("setoption name Level value master\nposition startpos\ngo depth 1\n");
+  EXPECT_FALSE(lines_starting(out, "info depth 1 ").empty()) << out;
+  EXPECT_TRUE(lines_starting(out, "info depth 2 ").empty()) << out;
+  EXPECT_TRUE(legal_text(Position::start(), bestmove(out)));
+  // "stop" ends a level's long search at once with a legal move.
+  std::string stopped;
+  {
+    std::ostringstream sink;
+    std::istringstream in("setoption name Level value master\nposition startpos\ngo infinite\nstop\n");
+    run_uci(in, sink);
+    stopped = sink.str();
+  }
+  EXPECT_EQ(lines_starting(stopped, "bestmove ").size(), 1u) << stopped;
+  EXPECT_TRUE(legal_text(Position::start(), bestmove(stopped))) << stopped;
 }
 
 // The score text ("cp 35", "mate 2") of the last info line with a score.
@@ -838,32 +883,6 @@ TEST(UciPonder, PonderhitSearchesOnTheRealLimitsAndAnswersOnce) {
 
 TEST(UciPonder, PonderhitWithoutPonderingIsIgnored) {
   EXPECT_EQ(session("position startpos\nponderhit\nisready\n"), "readyok\n");
-}
-
-TEST(MctsClock, StaysWithinItsShareOfTheTimeLeft) {
-  struct Control {
-    std::int64_t left, inc;
-    int movestogo;
-    std::int64_t expected;
-  };
-  const Control controls[] = {
-      {60000, 0, 0, 2000},        // a 30th of the clock
-      {60000, 1000, 0, 2750},     // plus three quarters of the increment
-      {1000, 60000, 0, 316},      // a large increment: a third of what is left after the margin
-      {10000, 0, 5, 2000},        // a 5th with 5 moves to go
-      {10000, 0, 1, 3316},        // the last move before the control: still a third at most
-      {0, 2000, 0, 1000},         // an increment alone: half of it
-      {30, 0, 0, 1},              // almost no time: the least there is
-      {0, 0, 0, 0},               // no clock
-  };
-  for (const Control& c : controls) {
-    SCOPED_TRACE(std::to_string(c.left) + "+" + std::to_string(c.inc) + " mtg " + std::to_string(c.movestogo));
-    const std::int64_t t = mcts_move_time_ms(c.left, c.inc, c.movestogo);
-    EXPECT_EQ(t, c.expected);
-    if (c.left > 50) {
-      EXPECT_LE(t, (c.left - 50) / 3);
-    }
-  }
 }
 
 TEST(MctsClock, TheSearchReportsATimeWithinTheClock) {

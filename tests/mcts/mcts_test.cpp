@@ -1074,5 +1074,31 @@ TEST(MctsRootMoves, OnlyTheGivenMovesAreSearchedAndReported) {
   EXPECT_EQ(all.visits, 50u);
 }
 
+TEST(MctsClock, StaysWithinItsShareOfTheTimeLeft) {
+  struct Control {
+    std::int64_t left, inc;
+    int movestogo;
+    std::int64_t expected;
+  };
+  const Control controls[] = {
+      {60000, 0, 0, 2000},        // a 30th of the clock
+      {60000, 1000, 0, 2750},     // plus three quarters of the increment
+      {1000, 60000, 0, 316},      // a large increment: a third of what is left after the margin
+      {10000, 0, 5, 2000},        // a 5th with 5 moves to go
+      {10000, 0, 1, 3316},        // the last move before the control: still a third at most
+      {0, 2000, 0, 1000},         // an increment alone: half of it
+      {30, 0, 0, 1},              // almost no time: the least there is
+      {0, 0, 0, 0},               // no clock
+  };
+  for (const Control& c : controls) {
+    SCOPED_TRACE(std::to_string(c.left) + "+" + std::to_string(c.inc) + " mtg " + std::to_string(c.movestogo));
+    const std::int64_t t = mcts_move_time_ms(c.left, c.inc, c.movestogo);
+    EXPECT_EQ(t, c.expected);
+    if (c.left > 50) {
+      EXPECT_LE(t, (c.left - 50) / 3);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ultima

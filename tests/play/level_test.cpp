@@ -5,6 +5,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +15,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engine/play/level.h"
@@ -247,6 +251,46 @@ TEST(Level, SeedsVaryTheChoice) {
     moves.insert(m.code);
   }
   EXPECT_GT(moves.size(), 5u);
+}
+
+// Players take limits: a level plays within its own budget and the
+// caller's, whichever ends first, and reports its iterations.
+TEST(SearchPlayerLimits, TheCallersDepthCapsTheLevelsOwn) {
+  SearchPlayer player(Level::from_pairs("depth=12,hash_mb=2"));
+  Position pos = Position::start();
+  std::vector<int> depths;
+  MoveLimits limits;
+  limits.depth = 2;
+  limits.on_info = [&](const SearchInfo& info) { depths.push_back(info.depth); };
+  const MoveChoice capped = player.choose(pos, 1, limits);
+  EXPECT_EQ(capped.depth, 2);
+  ASSERT_FALSE(depths.empty());
+  EXPECT_EQ(*std::max_element(depths.begin(), depths.end()), 2);
+  EXPECT_TRUE(test::is_legal(pos, capped.move));
+  // And the level's own budget caps the caller's.
+  SearchPlayer shallow(Level::from_pairs("depth=1,hash_mb=2"));
+  limits.depth = 6;
+  EXPECT_EQ(shallow.choose(pos, 1, limits).depth, 1);
+}
+
+TEST(SearchPlayerLimits, StopEndsAMoveWithTheBestSoFar) {
+  // A level that would search far longer than any test: stop() ends it.
+  SearchPlayer player(Level::from_pairs("depth=60,hash_mb=2"));
+  Position pos = Position::start();
+  MoveChoice choice;
+  std::atomic<bool> done{false};
+  std::thread worker([&] {
+    Position copy = pos;
+    choice = player.choose(copy, 1);
+    done = true;
+  });
+  while (!done) {
+    player.stop();
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  worker.join();
+  EXPECT_LT(choice.depth, 60);
+  EXPECT_TRUE(test::is_legal(pos, choice.move));
 }
 
 }  // namespace

@@ -306,7 +306,7 @@ class StoppingPlayer : public Player {
   StoppingPlayer(std::atomic<int>& calls, int stop_at, std::atomic<bool>& stop)
       : calls_(calls), stop_at_(stop_at), stop_(stop) {}
   std::string name() const override { return "stopper"; }
-  MoveChoice choose(Position& pos, std::uint64_t seed) override {
+  MoveChoice choose(Position& pos, std::uint64_t seed, const MoveLimits& = {}) override {
     if (++calls_ == stop_at_) stop_ = true;
     return random_.choose(pos, seed);
   }
@@ -370,7 +370,7 @@ TEST(Match, AnOutsideStopEndsEveryWorker) {
 class KingHunter : public Player {
  public:
   std::string name() const override { return "hunter"; }
-  MoveChoice choose(Position& pos, std::uint64_t seed) override {
+  MoveChoice choose(Position& pos, std::uint64_t seed, const MoveLimits& = {}) override {
     MoveList list;
     generate_legal(pos, list);
     const Bitboard king = pos.pieces(~pos.side_to_move(), kKing);
@@ -516,7 +516,7 @@ class FaultyPlayer : public Player {
   FaultyPlayer(int fail_at, bool illegal) : fail_at_(fail_at), illegal_(illegal) {}
   std::string name() const override { return "faulty"; }
   void new_game() override { moves_ = 0; }
-  MoveChoice choose(Position& pos, std::uint64_t seed) override {
+  MoveChoice choose(Position& pos, std::uint64_t seed, const MoveLimits& = {}) override {
     if (++moves_ == fail_at_) {
       if (!illegal_) throw std::runtime_error("out of cheese");
       return {Move::step(0, 63, 0)};

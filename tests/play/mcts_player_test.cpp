@@ -3,11 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engine/mcts/material_evaluator.h"
@@ -139,6 +142,44 @@ TEST(MctsPlayer, BeatsTheRandomMover) {
       [] { return std::make_unique<RandomPlayer>(); }, config);
   EXPECT_EQ(result.results.games(), 10);
   EXPECT_GE(result.results.score(), 0.8) << result.results.wins << " wins, " << result.results.draws << " draws";
+}
+
+// Players take limits: the caller's node cap and clock bound a budget far
+// larger than any test could wait for, and stop() ends a move at once.
+TEST(MctsPlayer, TheCallersLimitsCapItsOwnBudget) {
+  constexpr std::uint64_t kHuge = 1'000'000'000;
+  MctsPlayer player(material(), MctsConfig{}, playouts(kHuge));
+  Position pos = Position::start();
+  MoveLimits nodes;
+  nodes.nodes = 40;
+  const MoveChoice capped = player.choose(pos, 1, nodes);
+  EXPECT_LE(player.last_result().visits, 40u + 16u);  // a batch in flight may overshoot
+  EXPECT_TRUE(test::is_legal(pos, capped.move));
+  player.new_game();
+  MoveLimits clock;
+  clock.time_ms[kWhite] = clock.time_ms[kBlack] = 300;  // a few ms for this move
+  const MoveChoice timed = player.choose(pos, 1, clock);
+  EXPECT_LT(timed.nodes, kHuge);
+  EXPECT_TRUE(test::is_legal(pos, timed.move));
+}
+
+TEST(MctsPlayer, StopEndsAMoveWithTheBestSoFar) {
+  MctsPlayer player(material(), MctsConfig{}, playouts(1'000'000'000));
+  Position pos = Position::start();
+  MoveChoice choice;
+  std::atomic<bool> done{false};
+  std::thread worker([&] {
+    Position copy = pos;
+    choice = player.choose(copy, 1);
+    done = true;
+  });
+  while (!done) {
+    player.stop();
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  worker.join();
+  EXPECT_LT(choice.nodes, 1'000'000'000u);
+  EXPECT_TRUE(test::is_legal(pos, choice.move));
 }
 
 }  // namespace
