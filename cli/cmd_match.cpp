@@ -18,11 +18,11 @@
 
 #include "commands.h"
 #include "common.h"
+#include "engine/base/stop.h"
 #include "engine/play/elo.h"
 #include "engine/play/match.h"
 #include "engine/play/player_spec.h"
 #include "engine/play/pgn.h"
-#include "training/loop/loop.h"
 
 namespace ultima::cli {
 namespace {
@@ -283,8 +283,8 @@ void run(const Options& o) {
   }
   // SIGINT/SIGTERM end the match before the next move of every game; the
   // finished games are written and counted, and --resume goes on from them.
-  loop::install_stop_handlers();
-  config.stop = &loop::stop_requested();
+  install_stop_handlers();
+  config.stop = &stop_requested();
 
   // A bad spec is a one-line error now, not a failure in every worker.
   for (const auto& [option, spec] : {std::pair{"--player1", &o.player1}, std::pair{"--player2", &o.player2}}) {

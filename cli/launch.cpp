@@ -20,13 +20,11 @@
 #include <stdexcept>
 #include <thread>
 
-#include "training/loop/loop.h"
+#include "engine/base/stop.h"
 
 namespace ultima::cli {
 namespace {
 
-using loop::install_stop_handlers;
-using loop::stop_requested;
 
 // A TCP port free on the loopback now, for the ranks' rendezvous.
 int free_port() {

@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "encoding.h"
-#include "engine/rules/file_io.h"
+#include "engine/base/file_io.h"
 #include "engine/rules/hash.h"
 #include "payload_format.h"
 #include "policy_index.h"

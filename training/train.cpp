@@ -12,7 +12,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "engine/rules/file_io.h"
+#include "engine/base/file_io.h"
 #include "engine/rules/hash.h"
 #include "nn/model_file.h"
 

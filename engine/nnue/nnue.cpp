@@ -6,7 +6,7 @@
 #include <map>
 #include <mutex>
 
-#include "engine/rules/file_io.h"
+#include "engine/base/file_io.h"
 #include "engine/rules/hash.h"
 
 namespace ultima::nnue {

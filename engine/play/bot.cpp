@@ -12,7 +12,7 @@
 
 #include "engine/play/player_spec.h"
 #include "engine/play/yaml_map.h"
-#include "engine/rules/file_io.h"
+#include "engine/base/file_io.h"
 
 namespace ultima {
 namespace {

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "engine/rules/file_io.h"
+#include "engine/base/file_io.h"
 #include "engine/rules/notation.h"
 
 namespace ultima {

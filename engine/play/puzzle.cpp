@@ -7,7 +7,7 @@
 #include <set>
 #include <sstream>
 
-#include "engine/rules/file_io.h"
+#include "engine/base/file_io.h"
 #include "engine/rules/movegen.h"
 #include "engine/rules/notation.h"
 #include "engine/rules/replay.h"

@@ -1,3 +1,4 @@
+#include "engine/base/text.h"
 #include "engine/play/uci_player.h"
 
 #include <fcntl.h>
@@ -25,19 +26,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-bool parse_number(const std::string& text, long long& out) {
-  const char* end = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(text.data(), end, out);
-  return ec == std::errc() && ptr == end;
-}
-
-std::vector<std::string> words(const std::string& line) {
-  std::istringstream in(line);
-  std::vector<std::string> out;
-  for (std::string w; in >> w;) out.push_back(w);
-  return out;
-}
-
 }  // namespace
 
 UciEngineSettings UciEngineSettings::parse(const std::string& text) {
@@ -61,7 +49,7 @@ UciEngineSettings UciEngineSettings::parse(const std::string& text) {
         continue;
       }
       long long n = 0;
-      if (!parse_number(value, n) || n < 1)
+      if (!parse_integer(value, n) || n < 1)
         throw std::invalid_argument("uci: " + key + " must be a positive integer, not '" + value + "'");
       if (key == "movetime") s.movetime_ms = n;
       else if (key == "depth") s.depth = static_cast<int>(std::min<long long>(n, kMaxPly - 2));
@@ -108,7 +96,7 @@ UciEnginePlayer::UciEnginePlayer(UciEngineSettings settings) : settings_(std::mo
       const std::int64_t spent =
           std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
       const std::string line = read_line(std::max<std::int64_t>(1, deadline - spent), "uciok");
-      const std::vector<std::string> w = words(line);
+      const std::vector<std::string> w = split_words(line);
       if (w.empty()) continue;
       if (w[0] == "uciok") break;
       if (w.size() >= 3 && w[0] == "id" && w[1] == "name") id_name_ = line.substr(line.find("name") + 5);
@@ -204,7 +192,7 @@ void UciEnginePlayer::wait_for(const std::string& answer, std::int64_t timeout_m
   const auto start = Clock::now();
   for (;;) {
     const std::int64_t spent = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
-    if (words(read_line(std::max<std::int64_t>(1, timeout_ms - spent), answer.c_str())) ==
+    if (split_words(read_line(std::max<std::int64_t>(1, timeout_ms - spent), answer.c_str())) ==
         std::vector<std::string>{answer})
       return;
   }
@@ -265,14 +253,14 @@ MoveChoice UciEnginePlayer::choose(Position& pos, std::uint64_t, const MoveLimit
   for (;;) {
     const std::int64_t spent = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - began).count();
     const std::string line = read_line(std::max<std::int64_t>(1, timeout - spent), "bestmove");
-    const std::vector<std::string> w = words(line);
+    const std::vector<std::string> w = split_words(line);
     if (w.empty()) continue;
     if (w[0] == "info") {
       for (std::size_t i = 1; i + 1 < w.size(); ++i) {
         long long n = 0;
-        if (w[i] == "depth" && parse_number(w[i + 1], n)) choice.depth = static_cast<int>(n);
-        if (w[i] == "nodes" && parse_number(w[i + 1], n)) choice.nodes = static_cast<std::uint64_t>(n);
-        if (w[i] == "score" && i + 2 < w.size() && parse_number(w[i + 2], n)) {
+        if (w[i] == "depth" && parse_integer(w[i + 1], n)) choice.depth = static_cast<int>(n);
+        if (w[i] == "nodes" && parse_integer(w[i + 1], n)) choice.nodes = static_cast<std::uint64_t>(n);
+        if (w[i] == "score" && i + 2 < w.size() && parse_integer(w[i + 2], n)) {
           if (w[i + 1] == "cp") choice.score_cp = static_cast<int>(n);
           if (w[i + 1] == "mate") choice.score_cp = n > 0 ? 20000 : -20000;
         }

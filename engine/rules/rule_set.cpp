@@ -1,3 +1,4 @@
+#include "engine/base/text.h"
 #include "engine/rules/rule_set.h"
 
 #include <array>
@@ -70,12 +71,6 @@ const std::vector<Preset>& presets() {
     return t;
   }();
   return table;
-}
-
-std::string trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return std::string(s);
 }
 
 std::string list_names(const std::vector<const char*>& names) {

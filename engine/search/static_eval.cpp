@@ -9,7 +9,7 @@
 
 #include "engine/rules/attacks.h"
 #include "engine/rules/bitboard.h"
-#include "engine/rules/file_io.h"
+#include "engine/base/file_io.h"
 
 namespace ultima {
 namespace {

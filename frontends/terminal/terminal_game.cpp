@@ -1,3 +1,4 @@
+#include "engine/base/text.h"
 #include "frontends/terminal/terminal_game.h"
 
 #include <algorithm>
@@ -25,24 +26,6 @@ constexpr int kHintStream = 1;
 
 const char* color_name(Color c) { return c == kWhite ? "White" : "Black"; }
 
-std::string trim(const std::string& s) {
-  const std::size_t first = s.find_first_not_of(" \t\r\n");
-  if (first == std::string::npos) return "";
-  return s.substr(first, s.find_last_not_of(" \t\r\n") - first + 1);
-}
-
-std::vector<std::string> words(const std::string& s) {
-  std::istringstream stream(s);
-  std::vector<std::string> out;
-  for (std::string w; stream >> w;) out.push_back(w);
-  return out;
-}
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 // Typed text in a message: printable characters only, long lines cut.
 std::string quoted(const std::string& text) {
   std::string out = "'";
@@ -65,7 +48,7 @@ std::string score_text(int cp) {
 // `ultima moves` line ("d4d1 d5", the captures checked) or the readable form
 // ("Wd4-d1 xd5"). Throws MoveError naming the problem.
 Move parse_typed_move(const Position& pos, const std::string& text) {
-  const std::vector<std::string> w = words(text);
+  const std::vector<std::string> w = split_words(text);
   if (!w.empty() && std::islower(static_cast<unsigned char>(w[0][0]))) {
     if (w.size() > 2)
       throw MoveError("malformed move " + quoted(text) +
@@ -142,7 +125,7 @@ class Session {
       }
       line = trim(line);
       if (line.empty()) continue;
-      const std::string command = lower(line);
+      const std::string command = to_lower(line);
       if (command == "help" || command == "?") {
         out_ << kHelp;
       } else if (command == "board") {

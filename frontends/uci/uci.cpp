@@ -1,3 +1,4 @@
+#include "engine/base/text.h"
 #include "frontends/uci/uci.h"
 
 #include <algorithm>
@@ -32,24 +33,6 @@ namespace {
 
 constexpr const char* kEngineName = "Ultima 0.1";
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
-std::vector<std::string> split(const std::string& line) {
-  std::istringstream in(line);
-  std::vector<std::string> tokens;
-  for (std::string t; in >> t;) tokens.push_back(t);
-  return tokens;
-}
-
-bool parse_int(const std::string& text, long long& out) {
-  const char* end = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(text.data(), end, out);
-  return ec == std::errc() && ptr == end;
-}
-
 class UciEngine {
  public:
   UciEngine(std::ostream& out, NetworkFactory networks, std::size_t hash_mb)
@@ -83,7 +66,7 @@ class UciEngine {
   void finish() { wait_search(); }
 
   bool handle(const std::string& line) {
-    const std::vector<std::string> t = split(line);
+    const std::vector<std::string> t = split_words(line);
     if (t.empty()) return true;
     const std::string& cmd = t[0];
     if (cmd == "quit") return false;
@@ -257,7 +240,7 @@ class UciEngine {
 
   void setoption(const std::string& line) {
     // "setoption name <id...> [value <x...>]": names may contain spaces.
-    const std::vector<std::string> t = split(line);
+    const std::vector<std::string> t = split_words(line);
     std::string name, value;
     bool in_value = false;
     if (t.size() < 3 || t[1] != "name") return error("setoption needs 'name <option> [value <x>]'");
@@ -270,13 +253,13 @@ class UciEngine {
       target += (target.empty() ? "" : " ") + t[i];
     }
     wait_search();
-    const std::string key = lower(name);
-    const auto it = std::find_if(options_.begin(), options_.end(), [&](const Option& o) { return lower(o.name) == key; });
+    const std::string key = to_lower(name);
+    const auto it = std::find_if(options_.begin(), options_.end(), [&](const Option& o) { return to_lower(o.name) == key; });
     if (it == options_.end()) return error("unknown option '" + name + "'");
     const Option& o = *it;
     if (o.checked && o.type == "spin") {
       long long n = 0;
-      if (!parse_int(value, n) || (!o.clamp && (n < o.min || n > o.max)))
+      if (!parse_integer(value, n) || (!o.clamp && (n < o.min || n > o.max)))
         return error(o.name + " must be an integer" +
                      (o.clamp ? "" : " from " + std::to_string(o.min) + " to " + std::to_string(o.max)));
     } else if (o.checked && o.type == "check" && value != "true" && value != "false") {
@@ -371,7 +354,7 @@ class UciEngine {
       }
       if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) return "go: unknown parameter '" + key + "'";
       long long n = 0;
-      if (i + 1 >= t.size() || !parse_int(t[i + 1], n) || n < 0)
+      if (i + 1 >= t.size() || !parse_integer(t[i + 1], n) || n < 0)
         return "go: '" + key + "' needs a non-negative number, got '" + (i + 1 < t.size() ? t[i + 1] : "") + "'";
       ++i;
       if (key == "depth") limits.depth = static_cast<int>(std::min<long long>(n, kMaxPly - 2));

@@ -13,7 +13,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "engine/rules/file_io.h"
+#include "engine/base/file_io.h"
 
 namespace fs = std::filesystem;
 

@@ -11,7 +11,7 @@
 #include <memory>
 #include <random>
 
-#include "engine/rules/file_io.h"
+#include "engine/base/file_io.h"
 #include "engine/rules/hash.h"
 #include "nn/model_file.h"
 #include "nn/policy_index.h"

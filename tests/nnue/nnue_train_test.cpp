@@ -10,7 +10,7 @@
 #include <random>
 #include <set>
 
-#include "engine/rules/file_io.h"
+#include "engine/base/file_io.h"
 #include "engine/rules/movegen.h"
 #include "engine/search/search.h"
 #include "nn/data/run_dir.h"

@@ -17,7 +17,7 @@
 #include "engine/mcts/material_evaluator.h"
 #include "engine/play/pgn.h"
 #include "engine/play/player_spec.h"
-#include "engine/rules/file_io.h"
+#include "engine/base/file_io.h"
 #include "test_util.h"
 #include "training/loop/loop.h"
 

@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "engine/rules/file_io.h"
+#include "engine/base/file_io.h"
 #include "nn/data/run_lock.h"
 #include "test_util.h"
 

@@ -1,3 +1,4 @@
+#include "engine/base/text.h"
 #include "training/loop/generation_log.h"
 
 #include <algorithm>
@@ -11,23 +12,11 @@
 
 #include "engine/play/level.h"
 #include "engine/play/player_spec.h"
-#include "engine/rules/file_io.h"
+#include "engine/base/file_io.h"
 #include "training/loop/plot.h"
 #include "training/loop/run_config.h"
 
 namespace ultima::loop {
-namespace {
-
-std::vector<std::string> split(const std::string& line, char sep) {
-  std::vector<std::string> out;
-  std::string field;
-  std::istringstream in(line);
-  while (std::getline(in, field, sep)) out.push_back(field);
-  if (!line.empty() && line.back() == sep) out.emplace_back();
-  return out;
-}
-
-}  // namespace
 
 CsvTable CsvTable::read(const std::string& path) {
   CsvTable t;

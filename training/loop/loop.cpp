@@ -6,35 +6,22 @@
 
 #include <chrono>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <filesystem>
 
-#include "engine/rules/file_io.h"
+#include "engine/base/file_io.h"
 #include "nn/network.h"
 
 namespace fs = std::filesystem;
 
 namespace ultima::loop {
 
-std::atomic<bool>& stop_requested() {
-  static std::atomic<bool> flag{false};
-  return flag;
-}
-
 namespace {
-
-extern "C" void on_stop_signal(int) { stop_requested().store(true); }
 
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 }  // namespace
-
-void install_stop_handlers() {
-  std::signal(SIGINT, on_stop_signal);
-  std::signal(SIGTERM, on_stop_signal);
-}
 
 void setup_logging(const data::RunDir& run, const std::string& name) {
   auto console = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();

@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 
+#include "engine/base/stop.h"
 #include "engine/mcts/evaluator.h"
 #include "nn/data/run_dir.h"
 #include "training/loop/generation_log.h"
@@ -20,11 +21,6 @@
 #include "training/loop/stages.h"
 
 namespace ultima::loop {
-
-// Set by SIGINT/SIGTERM once handlers are installed; long jobs stop soon
-// after, keeping what they have written.
-std::atomic<bool>& stop_requested();
-void install_stop_handlers();
 
 // Logging to the terminal and to DIR/logs/NAME.log.
 void setup_logging(const data::RunDir& run, const std::string& name);

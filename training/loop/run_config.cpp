@@ -14,7 +14,7 @@
 
 #include "engine/mcts/settings.h"
 #include "engine/play/player_spec.h"
-#include "engine/rules/file_io.h"
+#include "engine/base/file_io.h"
 #include "nn/data/run_dir.h"
 #include "nn/encoding.h"
 

@@ -12,7 +12,7 @@
 #include <random>
 #include <thread>
 
-#include "engine/rules/file_io.h"
+#include "engine/base/file_io.h"
 #include "engine/rules/hash.h"
 #include "engine/rules/movegen.h"
 #include "engine/search/search.h"

@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "engine/play/yaml_map.h"
-#include "engine/rules/file_io.h"
+#include "engine/base/file_io.h"
 #include "training/loop/plot.h"
 #include "training/nnue/nnue_train.h"
 

@@ -1,4 +1,4 @@
-#include "engine/rules/file_io.h"
+#include "engine/base/file_io.h"
 
 #include <fcntl.h>
 #include <unistd.h>

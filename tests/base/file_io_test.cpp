@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine/rules/file_io.h"
+#include "engine/base/file_io.h"
 
 namespace ultima {
 namespace {
