@@ -17,7 +17,8 @@
 #include "common.h"
 #include "engine/play/bot.h"
 #include "engine/play/player_spec.h"
-#include "engine/rules/file_io.h"
+#include "engine/base/file_io.h"
+#include "engine/play/elo.h"
 #include "nn/data/run_dir.h"
 #include "training/loop/generation_log.h"
 #include "training/loop/run_config.h"
@@ -27,9 +28,7 @@ namespace {
 
 std::string elo_text(const Bot& b) {
   if (!b.has_elo) return "-";
-  std::string text = std::to_string(b.elo);
-  if (b.has_interval) text += " [" + std::to_string(b.elo_low) + ", " + std::to_string(b.elo_high) + "]";
-  return text;
+  return b.has_interval ? format_rating(b.elo, b.elo_low, b.elo_high) : format_rating(b.elo);
 }
 
 void list_bots() {

@@ -20,7 +20,7 @@
 #include "engine/play/bot.h"
 #include "engine/play/match.h"
 #include "engine/play/player_spec.h"
-#include "engine/rules/file_io.h"
+#include "engine/base/file_io.h"
 
 namespace ultima::cli {
 namespace {
@@ -106,16 +106,6 @@ std::string utc_now() {
   return text;
 }
 
-// An Elo on the ladder's scale (not a difference): no sign, no decimals.
-std::string rating_text(double elo) {
-  if (!std::isfinite(elo)) return elo > 0 ? "inf" : "-inf";
-  char text[32];
-  std::snprintf(text, sizeof text, "%.0f", elo);
-  return text;
-}
-
-std::string interval_text(double low, double high) { return "[" + rating_text(low) + ", " + rating_text(high) + "]"; }
-
 // The whole catalogue (or the bots --only names) on one scale: a chain from
 // the anchor up through the bots by order, each bot against the one below.
 void catalogue_ladder(const LadderOptions& o) {
@@ -146,24 +136,21 @@ void catalogue_ladder(const LadderOptions& o) {
   report.seed = o.seed;
   report.date = utc_now();
   std::string below = o.from;
-  double elo = anchor_elo, variance = 0;
+  EloChain chain_elo(anchor_elo);
   if (o.star && o.from == "random") throw std::invalid_argument("--star needs --from BOT");
   std::vector<std::string> vs_below;  // each bot's W/D/L against the one it was measured against
   for (std::size_t i = 0; i < chain.size(); ++i) {
     const Bot& b = chain[i];
     const MatchResult r = run_pair(b.name, below, o, static_cast<int>(i) + 1);
-    const EloEstimate e = estimate_elo(r.results);
-    elo += e.elo;
-    variance += std::pow((e.upper - e.lower) / 2, 2);
-    const double half = std::sqrt(variance);
+    chain_elo.add(estimate_elo(r.results));
     BotRating rating;
     rating.name = b.name;
     rating.description = b.description;
     rating.style = b.style;
     rating.spec = b.spec;
-    rating.elo = elo;
-    rating.elo_low = elo - half;
-    rating.elo_high = elo + half;
+    rating.elo = chain_elo.elo();
+    rating.elo_low = chain_elo.low();
+    rating.elo_high = chain_elo.high();
     rating.games = r.results.games();
     rating.vs = below;
     rating.stats = r.style1;
@@ -176,18 +163,18 @@ void catalogue_ladder(const LadderOptions& o) {
                        std::to_string(r.results.losses));
     if (o.star) {
       // Every bot against the same one: each its own difference from it.
-      elo = anchor_elo;
-      variance = 0;
+      chain_elo.reset();
     } else {
       below = b.name;
     }
   }
 
-  std::printf("%-16s %-12s %7s %-16s %-14s   %s\n", "bot", "style", "Elo", "95%", "vs", "W/D/L against it");
-  std::printf("%-16s %-12s %7s %-16s\n", o.from.c_str(), "anchor", rating_text(anchor_elo).c_str(), "-");
+  std::printf("%-16s %-12s %-22s %-14s   %s\n", "bot", "style", "Elo [95%]", "vs", "W/D/L against it");
+  std::printf("%-16s %-12s %-22s\n", o.from.c_str(), "anchor", format_rating(anchor_elo).c_str());
   for (const BotRating& b : report.bots)
-    std::printf("%-16s %-12s %7s %-16s %-14s   %s\n", b.name.c_str(), b.style.c_str(), rating_text(b.elo).c_str(),
-                interval_text(b.elo_low, b.elo_high).c_str(), b.vs.c_str(), vs_below[&b - report.bots.data()].c_str());
+    std::printf("%-16s %-12s %-22s %-14s   %s\n", b.name.c_str(), b.style.c_str(),
+                format_rating(b.elo, b.elo_low, b.elo_high).c_str(), b.vs.c_str(),
+                vs_below[&b - report.bots.data()].c_str());
   std::printf("\nStyle over each bot's games (%s):\n%-16s %s\n", o.star ? ("all against " + o.from).c_str() : "both neighbours",
               "bot", style_header().c_str());
   for (const BotRating& b : report.bots) std::printf("%-16s %s\n", b.name.c_str(), style_row(b.stats).c_str());
@@ -232,17 +219,11 @@ void ladder(const LadderOptions& o) {
     Wdl vs_previous;
   };
   std::vector<Row> rows{{"random", 0, 0, {}}};
-  double variance = 0;
+  EloChain chain;  // from the random mover's 0
   for (std::size_t i = 1; i < names.size(); ++i) {
     const MatchResult r = run_pair(names[i], names[i - 1], o, static_cast<int>(i));
-    const EloEstimate e = estimate_elo(r.results);
-    Row row;
-    row.name = names[i];
-    row.vs_previous = r.results;
-    row.elo = rows.back().elo + e.elo;
-    variance += std::pow((e.upper - e.lower) / 2, 2);
-    row.half_width = std::sqrt(variance);
-    rows.push_back(row);
+    chain.add(estimate_elo(r.results));
+    rows.push_back({names[i], chain.elo(), chain.half_width(), r.results});
   }
 
   std::printf("%-14s %8s %8s   %s\n", "level", "Elo", "95%", "vs the level below: W/D/L, score");
@@ -251,7 +232,7 @@ void ladder(const LadderOptions& o) {
       std::printf("%-14s %8s %8s   anchor\n", "random", "0", "-");
       continue;
     }
-    std::printf("%-14s %8s %8s   +%d =%d -%d, %.1f%%\n", row.name.c_str(), format_elo(row.elo).c_str(),
+    std::printf("%-14s %8s %8s   +%d =%d -%d, %.1f%%\n", row.name.c_str(), format_rating(row.elo).c_str(),
                 std::isfinite(row.half_width) ? ("+-" + std::to_string(std::lround(row.half_width))).c_str() : "inf",
                 row.vs_previous.wins, row.vs_previous.draws, row.vs_previous.losses, 100 * row.vs_previous.score());
   }

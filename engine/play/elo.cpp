@@ -210,6 +210,27 @@ std::string format_elo(double elo) {
   return text;
 }
 
+std::string format_rating(double elo) {
+  if (std::isinf(elo)) return elo > 0 ? "inf" : "-inf";
+  if (std::isnan(elo)) return "-";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.0f", elo);
+  return text;
+}
+
+std::string format_rating(double elo, double low, double high) {
+  if (std::isnan(low) || std::isnan(high)) return format_rating(elo);
+  return format_rating(elo) + " [" + format_rating(low) + ", " + format_rating(high) + "]";
+}
+
+void EloChain::add(const EloEstimate& link) {
+  elo_ += link.elo;
+  const double half = (link.upper - link.lower) / 2;
+  variance_ += half * half;
+}
+
+double EloChain::half_width() const { return std::sqrt(variance_); }
+
 double rating_from_results(const std::vector<RatedResult>& results) {
   int games = 0;
   for (const RatedResult& r : results) games += r.games;

@@ -101,8 +101,37 @@ struct SprtState {
 SprtState sprt(const Wdl& results, const SprtConfig& config);
 SprtState sprt(const PairCounts& pairs, const SprtConfig& config);
 
-// "+190.8", "-inf", "+inf": Elo with its sign, one decimal.
+// The Elo texts, one for each kind of figure:
+// a difference, with its sign and one decimal ("+190.8", "-inf", "+inf");
 std::string format_elo(double elo);
+// a rating on the ladder's scale, no sign, no decimals ("2861", "inf");
+std::string format_rating(double elo);
+// a rating with its 95% interval, when it has one ("2861 [2790, 2932]").
+std::string format_rating(double elo, double low, double high);
+
+// Ratings measured pair by pair up a ladder: each link (a player against
+// the one below) adds its Elo difference to the chain, and the links'
+// 95% half-widths add in quadrature, so the interval of a rung is that of
+// the whole chain below it. `reset` starts again at the anchor (every
+// player against one opponent).
+class EloChain {
+ public:
+  explicit EloChain(double anchor = 0) : anchor_(anchor), elo_(anchor) {}
+  void add(const EloEstimate& link);
+  void reset() {
+    elo_ = anchor_;
+    variance_ = 0;
+  }
+  double elo() const { return elo_; }
+  double half_width() const;
+  double low() const { return elo_ - half_width(); }
+  double high() const { return elo_ + half_width(); }
+
+ private:
+  double anchor_;
+  double elo_;
+  double variance_ = 0;
+};
 
 // Results against opponents of known rating (the bot levels' ladder).
 struct RatedResult {

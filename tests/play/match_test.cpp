@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <random>
 #include <sstream>
 
@@ -31,6 +32,46 @@ TEST(Elo, ScoreMapsToLogisticElo) {
   EXPECT_EQ(elo_from_score(0.0), -kInf);
   for (double elo : {-600.0, -35.5, 0.0, 12.0, 400.0}) EXPECT_NEAR(elo_from_score(score_from_elo(elo)), elo, 1e-9);
   EXPECT_NEAR(score_from_elo(400), 10.0 / 11.0, 1e-12);
+}
+
+TEST(Elo, EachKindOfFigureHasOneText) {
+  EXPECT_EQ(format_elo(190.84), "+190.8");
+  EXPECT_EQ(format_elo(-0.01), "+0.0");
+  EXPECT_EQ(format_elo(-std::numeric_limits<double>::infinity()), "-inf");
+  EXPECT_EQ(format_rating(2861.4), "2861");
+  EXPECT_EQ(format_rating(std::numeric_limits<double>::infinity()), "inf");
+  EXPECT_EQ(format_rating(2861.4, 2790.2, 2932.6), "2861 [2790, 2933]");
+  EXPECT_EQ(format_rating(2861, std::nan(""), 2900), "2861");
+}
+
+TEST(Elo, AChainAddsDifferencesAndItsHalfWidthsInQuadrature) {
+  EloEstimate a;
+  a.elo = 100;
+  a.lower = 70;
+  a.upper = 130;  // half-width 30
+  EloEstimate b;
+  b.elo = -20;
+  b.lower = -60;
+  b.upper = 20;  // half-width 40
+  EloChain chain(1000);
+  chain.add(a);
+  EXPECT_DOUBLE_EQ(chain.elo(), 1100);
+  EXPECT_DOUBLE_EQ(chain.half_width(), 30);
+  chain.add(b);
+  EXPECT_DOUBLE_EQ(chain.elo(), 1080);
+  EXPECT_DOUBLE_EQ(chain.half_width(), 50);  // sqrt(30^2 + 40^2)
+  EXPECT_DOUBLE_EQ(chain.low(), 1030);
+  EXPECT_DOUBLE_EQ(chain.high(), 1130);
+  chain.reset();
+  EXPECT_DOUBLE_EQ(chain.elo(), 1000);
+  EXPECT_DOUBLE_EQ(chain.half_width(), 0);
+  // An infinite link makes the rest of the chain unbounded, not NaN.
+  EloEstimate sweep;
+  sweep.elo = 400;
+  sweep.lower = 200;
+  sweep.upper = std::numeric_limits<double>::infinity();
+  chain.add(sweep);
+  EXPECT_TRUE(std::isinf(chain.half_width()));
 }
 
 TEST(Elo, ScoreCountsDrawsAsHalf) {
