@@ -10,7 +10,7 @@ namespace ultima::nn {
 
 // The shape of the residual network (nn/torch/net.h builds it).
 struct NetArchitecture {
-  int input_planes = 0;         // 25 or 33 (encoding.h); 25 when left 0
+  int input_planes = 0;         // the end of a plane set (encoding.h's kPlaneSets); encoding 1's when left 0
   int policy_planes = 0;        // filled in from policy_index.h when left 0
   int blocks = 6;               // residual blocks
   int channels = 64;            // filters per convolution in the tower

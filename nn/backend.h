@@ -31,8 +31,8 @@ class NetworkBackend {
   virtual void forward(const ForwardBatch& batch, const ForwardOutput& out) = 0;
   // "net 6x64 se16, cpu fp32" and the like.
   virtual std::string describe() const = 0;
-  // How many of encoding.h's planes the network reads (kPlainPlanes or
-  // kInputPlanes); the evaluator encodes that many per position.
+  // How many of encoding.h's planes the network reads (the end of one of
+  // its plane sets); the evaluator encodes that many per position.
   virtual int input_planes() const { return kInputPlanes; }
 };
 

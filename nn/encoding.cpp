@@ -54,32 +54,40 @@ SideTactics side_tactics(const Position& pos) {
   return t;
 }
 
+// Model files and run configs written so far name these counts: a new set
+// goes after the last, never between.
+static_assert(planes_for_encoding(1) == 25 && planes_for_encoding(2) == 33);
+
+// "a, b or c" of one phrase per encoding.
+std::string join_encodings(std::string (*phrase)(const PlaneSet&)) {
+  std::string out;
+  for (int i = 0; i < kPlaneSetCount; ++i) {
+    if (i > 0) out += i + 1 < kPlaneSetCount ? ", " : " or ";
+    out += phrase(kPlaneSets[i]);
+  }
+  return out;
+}
+
 }  // namespace
 
-void encode_tactics(const Position& pos, std::span<float, kInputSize> out) {
-  std::fill(out.begin() + kPlainPlanes * kPlaneSize, out.begin() + kInputPlanes * kPlaneSize, 0.0f);
-  const SideTactics own = side_tactics(pos);
-  Position passed = pos;
-  passed.make_null();
-  const SideTactics enemy = side_tactics(passed);
-  set_squares(out, kOwnCaptures, own.captures);
-  set_squares(out, kEnemyCaptures, enemy.captures);
-  set_squares(out, kOwnCheckTo, own.check_to);
-  set_squares(out, kOwnCheckFrom, own.check_from);
-  set_squares(out, kEnemyCheckTo, enemy.check_to);
-  set_squares(out, kOwnKingSafe, own.king_safe);
-  set_squares(out, kEnemyKingSafe, enemy.king_safe);
-  fill_plane(out, kInCheck, pos.in_check() ? 1.0f : 0.0f);
+std::string input_plane_choices() {
+  return join_encodings(
+      [](const PlaneSet& set) { return std::to_string(set.end_plane()) + " (" + set.summary + ")"; });
+}
+
+std::string encoding_choices() {
+  return join_encodings([](const PlaneSet& set) {
+    return "version " + std::to_string(set.encoding) + " with " + std::to_string(set.end_plane()) + " planes";
+  });
 }
 
 void check_input_planes(int planes, const std::string& reader) {
-  if (planes < 1 || planes > kInputPlanes)
-    throw std::invalid_argument(reader + " reads " + std::to_string(planes) + " input planes; there are 1 to " +
-                                std::to_string(kInputPlanes));
+  if (encoding_for_planes(planes) == 0)
+    throw std::invalid_argument(reader + " reads " + std::to_string(planes) + " input planes; this build encodes " +
+                                input_plane_choices());
 }
 
-void encode_position(const Position& pos, std::span<float, kInputSize> out, int planes) {
-  std::fill(out.begin(), out.end(), 0.0f);
+void encode_pieces_and_rules(const Position& pos, std::span<float, kInputSize> out) {
   const Color us = pos.side_to_move();
   const Color them = ~us;
   for (int k = kKing; k <= kChameleon; ++k) {
@@ -102,7 +110,26 @@ void encode_position(const Position& pos, std::span<float, kInputSize> out, int 
   if (pos.repetition_count() >= 2) fill_plane(out, kRepeated, 1);
   fill_plane(out, kHalfmoveClock, std::min(pos.halfmove_clock(), 100) / 100.0f);
   fill_plane(out, kOnes, 1);
-  if (planes > kPlainPlanes) encode_tactics(pos, out);
+}
+
+void encode_tactics(const Position& pos, std::span<float, kInputSize> out) {
+  const SideTactics own = side_tactics(pos);
+  Position passed = pos;
+  passed.make_null();
+  const SideTactics enemy = side_tactics(passed);
+  set_squares(out, kOwnCaptures, own.captures);
+  set_squares(out, kEnemyCaptures, enemy.captures);
+  set_squares(out, kOwnCheckTo, own.check_to);
+  set_squares(out, kOwnCheckFrom, own.check_from);
+  set_squares(out, kEnemyCheckTo, enemy.check_to);
+  set_squares(out, kOwnKingSafe, own.king_safe);
+  set_squares(out, kEnemyKingSafe, enemy.king_safe);
+  fill_plane(out, kInCheck, pos.in_check() ? 1.0f : 0.0f);
+}
+
+void encode_position(const Position& pos, std::span<float, kInputSize> out, int planes) {
+  std::fill(out.begin(), out.end(), 0.0f);
+  for (const PlaneSet& set : plane_sets_read(planes)) set.fill(pos, out);
 }
 
 std::vector<float> encode_position(const Position& pos, int planes) {
@@ -129,7 +156,7 @@ std::vector<float> transform_planes(const std::vector<float>& in, Symmetry sym) 
 }
 
 const char* plane_name(int plane) {
-  static const char* const names[kInputPlanes] = {
+  static constexpr std::array names = {
       "own-king",          "own-pawn",          "own-withdrawer",          "own-leaper",
       "own-coordinator",   "own-immobilizer",   "own-chameleon",           "enemy-king",
       "enemy-pawn",        "enemy-withdrawer",  "enemy-leaper",            "enemy-coordinator",
@@ -139,6 +166,7 @@ const char* plane_name(int plane) {
       "ones",              "own-captures",      "enemy-captures",          "own-check-to",
       "own-check-from",    "enemy-check-to",    "own-king-safe",           "enemy-king-safe",
       "in-check"};
+  static_assert(names.size() == kInputPlanes, "one name per plane");
   return plane >= 0 && plane < kInputPlanes ? names[plane] : "?";
 }
 

@@ -121,11 +121,10 @@ ModelHeader parse_header(const std::string& path, const std::string& bytes, std:
   h.payload_checksum = parse_u64(path, "payload_fnv1a64", take("payload_fnv1a64"), 16);
   if (!fields.empty()) fail(path, "unknown header field '" + fields.begin()->first + "'");
 
-  if (encoding_version(h.architecture.input_planes) == 0 ||
-      h.encoding_version != encoding_version(h.architecture.input_planes))
+  if (encoding_for_planes(h.architecture.input_planes) == 0 ||
+      h.encoding_version != encoding_for_planes(h.architecture.input_planes))
     fail(path, "the network reads input encoding " + std::to_string(h.encoding_version) + " with " +
-                   std::to_string(h.architecture.input_planes) + " planes; this build encodes version 1 with " +
-                   std::to_string(kPlainPlanes) + " planes or version 2 with " + std::to_string(kInputPlanes));
+                   std::to_string(h.architecture.input_planes) + " planes; this build encodes " + encoding_choices());
   if (h.policy_layout != kPolicyLayoutVersion || h.architecture.policy_planes != kPolicyPlanes)
     fail(path, "the network's policy layout is " + std::to_string(h.policy_layout) + " with " +
                    std::to_string(h.architecture.policy_planes) + " planes; this build uses layout " +
@@ -161,7 +160,7 @@ void NetArchitecture::validate() const {
 
 NetArchitecture NetArchitecture::completed() const {
   NetArchitecture a = *this;
-  if (a.input_planes == 0) a.input_planes = kPlainPlanes;
+  if (a.input_planes == 0) a.input_planes = planes_for_encoding(1);  // the pieces and rules, as before the choice
   if (a.policy_planes == 0) a.policy_planes = kPolicyPlanes;
   return a;
 }
@@ -169,16 +168,16 @@ NetArchitecture NetArchitecture::completed() const {
 void write_model_file(const std::string& path, ModelHeader header, const std::vector<char>& payload) {
   header.architecture = header.architecture.completed();
   header.architecture.validate();
-  if (encoding_version(header.architecture.input_planes) == 0)
+  const int encoding = encoding_for_planes(header.architecture.input_planes);
+  if (encoding == 0)
     throw ModelFileError("model file " + path + ": no input encoding has " +
-                         std::to_string(header.architecture.input_planes) + " planes (" + std::to_string(kPlainPlanes) +
-                         " or " + std::to_string(kInputPlanes) + ")");
+                         std::to_string(header.architecture.input_planes) + " planes; this build encodes " +
+                         encoding_choices());
   if (header.rules.empty() || header.rules.find_first_of(" \n\r") != std::string::npos)
     throw ModelFileError("model file " + path + ": the rules name '" + header.rules + "' must be one word");
   std::ostringstream text;
-  text << kModelMagic << "\nformat " << kModelFormatVersion << "\nencoding "
-       << encoding_version(header.architecture.input_planes)
-       << "\npolicy_layout " << kPolicyLayoutVersion << '\n';
+  text << kModelMagic << "\nformat " << kModelFormatVersion << "\nencoding " << encoding << "\npolicy_layout "
+       << kPolicyLayoutVersion << '\n';
   for (const IntField& f : kArchitectureFields) text << f.key << ' ' << header.architecture.*f.field << '\n';
   char checksum[17];
   std::snprintf(checksum, sizeof checksum, "%016llx",

@@ -32,6 +32,12 @@ constexpr std::size_t kSampleFixedBytes = 16 * 8 + 1 + 1 + 1 + 1 + 2 + 2 + 4 + 4
 constexpr std::size_t kPolicyEntryBytes = 2 + 4;
 constexpr int kZstdLevel = 3;
 constexpr int kFlagPlanes = nn::kHalfmoveClock - nn::kRuleLeaperSingle;  // 16..22
+// A sample stores the first plane set, as bits (planes 0-15), flags (16-22)
+// and the halfmove clock (23); plane 24 is constant. The later sets are not
+// stored: unpack_planes finds them again from the pieces.
+constexpr const nn::PlaneSet& kStoredSet = nn::kPlaneSets[0];
+static_assert(kStoredSet.first_plane == 0 && kStoredSet.end_plane() == nn::kOnes + 1,
+              "the shard format stores exactly the first plane set");
 
 [[noreturn]] void fail(const std::string& path, const std::string& problem) {
   throw ShardError("shard " + path + ": " + problem);
@@ -276,7 +282,7 @@ Position sample_position(const Sample& sample) {
 
 void pack_position(const Position& pos, Sample& sample) {
   std::array<float, nn::kInputSize> planes;
-  nn::encode_position(pos, planes, nn::kPlainPlanes);  // the stored planes only
+  nn::encode_position(pos, planes, kStoredSet.end_plane());  // the stored planes only
   for (int p = 0; p < 16; ++p) {
     std::uint64_t bits = 0;
     for (int s = 0; s < nn::kPlaneSize; ++s)
@@ -304,7 +310,12 @@ void unpack_planes(const Sample& sample, std::span<float, nn::kInputSize> out, i
   // The same arithmetic as encode_position, so the floats match bit for bit.
   fill(nn::kHalfmoveClock, std::min(static_cast<int>(sample.halfmove_clock), 100) / 100.0f);
   fill(nn::kOnes, 1.0f);
-  if (planes > nn::kPlainPlanes) nn::encode_tactics(sample_position(sample), out);
+  // Every later set the network reads, found again from the pieces.
+  const std::span<const nn::PlaneSet> sets = nn::plane_sets_read(planes);
+  if (sets.size() > 1) {
+    const Position pos = sample_position(sample);
+    for (const nn::PlaneSet& set : sets.subspan(1)) set.fill(pos, out);
+  }
 }
 
 Sample transform_sample(const Sample& sample, Symmetry sym) {

@@ -56,8 +56,9 @@ struct Sample {
 // The planes of a position, packed. The other fields are left as they are.
 void pack_position(const Position& pos, Sample& sample);
 // The float planes (nn::kInputSize) of a sample: encode_position's output
-// with `planes` planes for the position it was packed from. The tactics
-// planes are found again from the pieces (a sample stores no moves).
+// with `planes` planes for the position it was packed from. A sample stores
+// the first plane set (nn/encoding.h); the later ones, such as the tactics
+// planes, are found again from the pieces (a sample stores no moves).
 void unpack_planes(const Sample& sample, std::span<float, nn::kInputSize> out, int planes = nn::kInputPlanes);
 // The position a sample was packed from, as far as its planes tell: "own"
 // pieces as White to move (the rules treat both colours alike), the rule

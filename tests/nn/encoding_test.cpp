@@ -18,9 +18,11 @@
 #include "nn/batching_evaluator.h"
 #include "nn/payload_format.h"
 #include "nn/config.h"
+#include "nn/data/sample.h"
 #include "nn/encoding.h"
 #include "nn/model_file.h"
 #include "nn/policy_index.h"
+#include "engine/rules/hash.h"
 #include "engine/rules/movegen.h"
 #include "test_util.h"
 
@@ -179,7 +181,7 @@ TEST(NnEncoding, TacticsPlanesMatchMovesPlayedOnTheBoard) {
   for (const Position& pos : sample_positions(40, 14)) {
     const std::vector<float> planes = encode_position(pos);
     const std::vector<float> expected = tactics_by_making(pos);
-    for (int p = kPlainPlanes; p < kInputPlanes; ++p)
+    for (int p = kOwnCaptures; p <= kInCheck; ++p)
       for (Square s = 0; s < 64; ++s)
         ASSERT_EQ(plane_value(planes, p, s), plane_value(expected, p, s)) << pos.fen() << " " << plane_name(p) << " " << s;
     checks += plane_sum(planes, kOwnCheckTo) > 0;
@@ -192,20 +194,142 @@ TEST(NnEncoding, TacticsPlanesMatchMovesPlayedOnTheBoard) {
   EXPECT_GT(captures, 10);
 }
 
-TEST(NnEncoding, PlainEncodingIsTheFirstPlanesAndLeavesTheRestZero) {
+TEST(NnEncoding, EachEncodingIsTheFirstPlanesAndLeavesTheRestZero) {
   const Position start = Position::start();
   const std::vector<float> full = encode_position(start);
   // Nothing can be captured, checked or stepped to at the start.
-  for (int p = kPlainPlanes; p < kInputPlanes; ++p) EXPECT_EQ(plane_sum(full, p), 0.0f) << plane_name(p);
+  for (int p = kOwnCaptures; p <= kInCheck; ++p) EXPECT_EQ(plane_sum(full, p), 0.0f) << plane_name(p);
   for (const Position& pos : sample_positions(10, 15)) {
-    const std::vector<float> all = encode_position(pos), plain = encode_position(pos, kPlainPlanes);
-    ASSERT_TRUE(std::equal(plain.begin(), plain.begin() + kPlainPlanes * 64, all.begin())) << pos.fen();
-    ASSERT_TRUE(std::all_of(plain.begin() + kPlainPlanes * 64, plain.end(), [](float f) { return f == 0.0f; }));
+    const std::vector<float> all = encode_position(pos);
+    for (const PlaneSet& set : kPlaneSets) {
+      const int planes = set.end_plane();
+      const std::vector<float> part = encode_position(pos, planes);
+      ASSERT_TRUE(std::equal(part.begin(), part.begin() + planes * 64, all.begin())) << pos.fen() << " " << set.name;
+      ASSERT_TRUE(std::all_of(part.begin() + planes * 64, part.end(), [](float f) { return f == 0.0f; }))
+          << pos.fen() << " " << set.name;
+    }
   }
-  EXPECT_EQ(encoding_version(kPlainPlanes), 1);
-  EXPECT_EQ(encoding_version(kInputPlanes), 2);
-  EXPECT_EQ(encoding_version(24), 0);
   EXPECT_STREQ(plane_name(kInCheck), "in-check");
+}
+
+TEST(NnEncoding, PlaneSetsDeclareTheEncodingsAndTheirChecks) {
+  // The table: contiguous sets from plane 0 to kInputPlanes, encodings rising.
+  EXPECT_TRUE(plane_sets_consistent());
+  ASSERT_GE(kPlaneSetCount, 2);
+  EXPECT_EQ(kPlaneSets[0].first_plane, 0);
+  EXPECT_EQ(kPlaneSets[kPlaneSetCount - 1].end_plane(), kInputPlanes);
+  for (int i = 1; i < kPlaneSetCount; ++i) {
+    EXPECT_EQ(kPlaneSets[i].first_plane, kPlaneSets[i - 1].end_plane()) << kPlaneSets[i].name;
+    EXPECT_GT(kPlaneSets[i].encoding, kPlaneSets[i - 1].encoding) << kPlaneSets[i].name;
+  }
+  // What existing model files and run configs say: encoding 1 reads 25
+  // planes, encoding 2 reads 33.
+  EXPECT_EQ(planes_for_encoding(1), 25);
+  EXPECT_EQ(planes_for_encoding(2), 33);
+  EXPECT_EQ(encoding_for_planes(25), 1);
+  EXPECT_EQ(encoding_for_planes(33), 2);
+  EXPECT_STREQ(kPlaneSets[0].name, "pieces-and-rules");
+  EXPECT_STREQ(kPlaneSets[1].name, "tactics");
+  EXPECT_EQ(kPlaneSets[1].first_plane, kOwnCaptures);
+
+  // The counts, the versions and the checks follow from the table.
+  const std::string choices = input_plane_choices(), encodings = encoding_choices();
+  for (int i = 0; i < kPlaneSetCount; ++i) {
+    const PlaneSet& set = kPlaneSets[i];
+    EXPECT_EQ(planes_for_encoding(set.encoding), set.end_plane()) << set.name;
+    EXPECT_EQ(encoding_for_planes(set.end_plane()), set.encoding) << set.name;
+    EXPECT_EQ(plane_sets_read(set.end_plane()).size(), std::size_t(i) + 1) << set.name;
+    EXPECT_EQ(plane_sets_read(set.first_plane).size(), std::size_t(i)) << set.name;
+    EXPECT_NO_THROW(check_input_planes(set.end_plane(), "a test"));
+    EXPECT_NE(choices.find(std::to_string(set.end_plane()) + " (" + set.summary + ")"), std::string::npos) << choices;
+    EXPECT_NE(encodings.find("version " + std::to_string(set.encoding) + " with " + std::to_string(set.end_plane()) +
+                             " planes"),
+              std::string::npos)
+        << encodings;
+  }
+  EXPECT_EQ(choices.rfind("25 (the pieces and rules)", 0), 0u) << choices;
+  EXPECT_EQ(planes_for_encoding(0), 0);
+  EXPECT_EQ(planes_for_encoding(kPlaneSets[kPlaneSetCount - 1].encoding + 1), 0);
+  for (int planes = -1; planes <= kInputPlanes + 1; ++planes) {
+    if (encoding_for_planes(planes) != 0) continue;
+    try {
+      check_input_planes(planes, "a test network");
+      ADD_FAILURE() << planes << " planes were accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_EQ(std::string(e.what()),
+                "a test network reads " + std::to_string(planes) + " input planes; this build encodes " + choices);
+    }
+  }
+
+  // Each set's fill writes its own planes and no others, and every plane
+  // has a name of its own.
+  for (const Position& pos : sample_positions(4, 17)) {
+    for (const PlaneSet& set : kPlaneSets) {
+      std::vector<float> planes(kInputSize, 0.0f);
+      set.fill(pos, std::span<float, kInputSize>(planes.data(), kInputSize));
+      for (int p = 0; p < kInputPlanes; ++p)
+        if (p < set.first_plane || p >= set.end_plane())
+          ASSERT_EQ(plane_sum(planes, p), 0.0f) << set.name << " wrote " << plane_name(p) << ", " << pos.fen();
+    }
+  }
+  std::set<std::string> names;
+  for (int p = 0; p < kInputPlanes; ++p) EXPECT_TRUE(names.insert(plane_name(p)).second) << p;
+  EXPECT_FALSE(names.count("?"));
+}
+
+// Positions whose planes are pinned by checksum: a start, a repetition, a
+// mate puzzle (captures and checks), Black to move under other rules, in
+// check. Fixed FENs and moves, not random games, so a change to the move
+// generator's order leaves them alone.
+std::vector<Position> pinned_positions() {
+  std::vector<Position> out;
+  out.push_back(Position::start());
+  Position repeated = Position::start();
+  for (const char* m : {"a2a3", "a7a6", "a3a2", "a6a7"}) repeated.make(parse_move(repeated, m));
+  out.push_back(repeated);
+  Position mate = Position::from_fen("x2k1x2/3p1p1i/pX3Plp/8/P2P3P/I7/1P1P2P1/1LXKW2C w 6 25");
+  out.push_back(mate);
+  mate.make(parse_move(mate, "a3e7"));
+  out.push_back(mate);
+  out.push_back(Position::from_fen("c3k3/p1p2p2/8/8/w6p/3i4/2Pl4/6K1 b 9 33", Rules::parse("zillions")));
+  out.push_back(Position::from_fen("3wkp2/l1p4p/1p6/p1p5/Ixp3lP/2P1p3/2PXi1c1/3K3C b 2 25",
+                                   Rules::parse("abbott1963,leaper=single,chameleon=shape")));
+  out.push_back(Position::from_fen("4k3/4W3/8/1p6/8/8/p2L4/4K3 b 3 40"));  // the withdrawer checks
+  return out;
+}
+
+std::uint64_t checksum(const std::vector<float>& planes) {
+  return fnv1a64(reinterpret_cast<const char*>(planes.data()), planes.size() * sizeof(float));
+}
+
+TEST(NnEncoding, PinnedPositionsEncodeAsBefore) {
+  // FNV-1a 64 of the kInputSize floats for each encoding's plane count (25,
+  // then 33), computed with the encoder before the plane sets were a table:
+  // encode_position and a packed sample's unpack_planes give these bytes.
+  const std::uint64_t expected[][2] = {
+      {0x2ca214337a0f5ea5ull, 0x2ca214337a0f5ea5ull},  // nothing to capture or check at the start
+      {0x1d17166a41887e25ull, 0x1d17166a41887e25ull},
+      {0xc3ab982b06122f28ull, 0xc1eb0a7960740095ull},
+      {0xac7fd9c9fbb398b5ull, 0x7bc8b3af48455b25ull},
+      {0x985c121d0d9ab2a5ull, 0x888c99343313a435ull},
+      {0x0cb74be537245685ull, 0xe6eb5e9d2e4f0648ull},
+      {0xeb9822ada58eb145ull, 0x2c5dc4b928508e88ull},
+  };
+  const std::vector<Position> positions = pinned_positions();
+  ASSERT_EQ(positions.size(), std::size(expected));
+  ASSERT_TRUE(positions.back().in_check());
+  for (std::size_t i = 0; i < positions.size(); ++i) {
+    data::Sample sample;
+    data::pack_position(positions[i], sample);
+    for (const int encoding : {1, 2}) {
+      const int planes = planes_for_encoding(encoding);
+      const std::uint64_t pinned = expected[i][encoding - 1];
+      EXPECT_EQ(checksum(encode_position(positions[i], planes)), pinned) << "position " << i << ", " << planes;
+      std::vector<float> unpacked(kInputSize);
+      data::unpack_planes(sample, std::span<float, kInputSize>(unpacked.data(), kInputSize), planes);
+      EXPECT_EQ(checksum(unpacked), pinned) << "position " << i << ", " << planes << " planes from a sample";
+    }
+  }
 }
 
 // ---- policy slots
@@ -636,7 +760,8 @@ TEST(NnBatchingEvaluator, SendsEachPositionWithTheNetworksPlanesOnly) {
     generate_legal(positions[i], lists[i]);
     inputs.push_back(EvalInput{&positions[i], &lists[i]});
   }
-  for (const int planes : {kPlainPlanes, kInputPlanes}) {
+  for (const PlaneSet& set : kPlaneSets) {
+    const int planes = set.end_plane();
     auto net = std::make_shared<RecordingNetwork>(planes);
     BatchingOptions options;
     options.max_batch = 64;

@@ -382,9 +382,8 @@ RunConfig RunConfig::from_yaml(const YAML::Node& file, const std::string& source
   auto check = [&](std::string_view section, Section& sec) {
     if (section == "network") {
       c.network = c.network.completed();
-      if (nn::encoding_version(c.network.input_planes) == 0)
-        sec.fail_key("input_planes", "must be " + std::to_string(nn::kPlainPlanes) + " (the pieces and rules) or " +
-                                         std::to_string(nn::kInputPlanes) + " (with the tactics planes), not " +
+      if (nn::encoding_for_planes(c.network.input_planes) == 0)
+        sec.fail_key("input_planes", "must be " + nn::input_plane_choices() + ", not " +
                                          std::to_string(c.network.input_planes));
       wrap([&] { c.network.validate(); });
     } else if (section == "inference") {
