@@ -207,7 +207,7 @@ void add_bench_command(CLI::App& app) {
   auto mb = std::make_shared<MctsBench>();
   CLI::App* mcts = cmd->add_subcommand("mcts", "MCTS playouts/s with a network, beside its raw forward throughput");
   mcts->add_option("--net", mb->net, "network settings, e.g. weights=FILE or blocks=6,channels=64 (default: random 6x64)");
-  mcts->add_option("--threads", mb->threads, "MCTS search threads")->check(CLI::Range(1, 256));
+  add_threads_option(mcts, mb->threads, "MCTS search threads");
   mcts->add_option("--batch", mb->batch, "leaves each thread gathers per evaluation")->check(CLI::Range(1, 4096));
   mcts->add_option("--seconds", mb->seconds, "seconds for each measurement")->check(CLI::Range(0.1, 3600.0));
   mcts->callback([mb] { bench_mcts(mb->net, mb->threads, mb->batch, mb->seconds); });

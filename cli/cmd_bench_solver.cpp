@@ -237,7 +237,7 @@ void add_bench_solver_command(CLI::App& bench) {
   cmd->add_flag("--tree-only", o->tree_only,
                 "with --mate-scan: no check of every root move for a mate in two (mate_scan_root=false); the tree "
                 "has to find it");
-  cmd->add_option("--seed", o->seed, "seed of the random play the mates come from (another suite per seed)");
+  add_seed_option(cmd, o->seed, "the random play the mates come from (another suite per seed)");
   cmd->add_flag("--show-missed", o->show_missed,
                 "print each mate not proven: its FEN, and each mating move's prior, prior rank and visits");
   cmd->add_option("--mcts", o->mcts,

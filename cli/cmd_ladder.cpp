@@ -260,7 +260,7 @@ void add_ladder_command(CLI::App& app) {
       "ladder", "measure the levels' Elo (random mover = 0) by neighbour matches; --catalogue: every bot's, to bots.json");
   cmd->add_option("--games", o->games, "games per pair of neighbours")->check(CLI::Range(2, 1000000));
   cmd->add_option("--concurrency", o->concurrency, "games at once")->check(CLI::Range(1, 256));
-  cmd->add_option("--seed", o->seed, "seed for openings and players");
+  add_seed_option(cmd, o->seed, "the openings and the players");
   cmd->add_option("--max-plies", o->max_plies, "plies before a game is called a draw")->check(CLI::Range(10, 10000));
   add_rules_option(cmd, o->rules);
   cmd->add_option("--baseline", o->baseline, "also play the top level against this player spec");

@@ -202,8 +202,7 @@ void add_match_command(CLI::App& app) {
   cmd->add_option("--games", opts->games, "games to play; each opening is played twice, colours swapped")
       ->capture_default_str();
   cmd->add_option("--concurrency", opts->concurrency, "games played at once")->capture_default_str();
-  cmd->add_option("--seed", opts->seed, "seed of the openings and of the players' randomness")
-      ->capture_default_str();
+  add_seed_option(cmd, opts->seed, "the openings and the players' randomness");
   cmd->add_option("--opening-plies", opts->opening_plies,
                   "random legal plies before the players take over: MIN-MAX or N (default 4-8, 0 with --openings)");
   cmd->add_option("--openings", opts->openings_file, "file of opening FENs, one per line, '#' comments, used in turn");

@@ -71,7 +71,7 @@ void add_data(CLI::App& nnue) {
   cmd->add_option("--nodes", o->games.nodes, "search nodes a move")->check(CLI::Range(1, 1000000000));
   cmd->add_option("--random-plies", o->games.random_plies, "random moves opening each game")->check(CLI::Range(0, 200));
   cmd->add_option("--max-plies", o->games.max_plies, "plies after which a game counts as drawn")->check(CLI::Range(1, 10000));
-  cmd->add_option("--seed", o->games.seed, "seed of the random openings");
+  add_seed_option(cmd, o->games.seed, "the random openings");
   add_rules_option(cmd, o->rules);
   cmd->add_option("--nnue", o->network, "a network to search with instead of the hand-written evaluation");
   cmd->add_option("--concurrency", o->games.concurrency, "games at once")->check(CLI::Range(1, 256));
@@ -96,7 +96,7 @@ void add_label(CLI::App& nnue) {
   cmd->add_option("--out", o->out, "record file to write")->required();
   cmd->add_option("--nodes", o->run.nodes, "search nodes a position")->check(CLI::Range(1, 1000000000));
   cmd->add_option("--max-positions", o->run.max_positions, "at most this many (a seeded choice; 0: all)");
-  cmd->add_option("--seed", o->run.seed, "seed of the choice");
+  add_seed_option(cmd, o->run.seed, "the choice");
   cmd->add_option("--concurrency", o->run.concurrency, "searches at once")->check(CLI::Range(1, 256));
   cmd->callback([o] {
     const auto records = nnue::label_run_positions(o->run);

@@ -91,8 +91,7 @@ void add_play_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--fen", opts->position.fen, "the first position in FEN, or startpos")->capture_default_str();
   add_rules_option(cmd, opts->position.rules);
-  cmd->add_option("--seed", opts->seed, "seed of the bot's and the hint's randomness (same seed, same replies)")
-      ->capture_default_str();
+  add_seed_option(cmd, opts->seed, "the bot's and the hint's randomness (same seed, same replies)");
   cmd->add_option("--pgn", opts->pgn,
                   "save the game here, rewritten after every move (default: ultima-YYYYMMDD-HHMMSS.pgn in the "
                   "current folder)");

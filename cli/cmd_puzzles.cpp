@@ -231,7 +231,7 @@ void add_puzzles_command(CLI::App& app) {
   extract->add_option("--white", e->white, "player spec of White (repeat, paired in order with --black)");
   extract->add_option("--black", e->black, "player spec of Black (repeat, paired in order with --white)");
   extract->add_option("--games", e->games, "games played per pair")->capture_default_str();
-  extract->add_option("--seed", e->seed, "seed of the games (pair i plays with seed + i)")->capture_default_str();
+  add_seed_option(extract, e->seed, "the games (pair i plays with seed + i)");
   add_rules_option(extract, e->rules, "rule preset of the played games");
   extract->add_option("--max-plies", e->max_plies, "plies after which a played game is a draw")->capture_default_str();
   extract->add_option("--out", e->out, "JSON-lines file to write (atomically)")->required();
@@ -253,7 +253,7 @@ void add_puzzles_command(CLI::App& app) {
   CLI::App* check = cmd->add_subcommand("check", "replay every puzzle's solution and confirm it with the search");
   check->add_option("file", c->file, "puzzle file (JSON lines)")->required();
   check->add_option("--sample", c->sample, "check only this many, drawn with --seed (0: all)")->capture_default_str();
-  check->add_option("--seed", c->seed, "seed of the sample")->capture_default_str();
+  add_seed_option(check, c->seed, "the sample");
   check->add_flag("--first-move-only", c->first_only, "confirm only the first move of each solution with the search");
   check->callback([c] { run_check(*c); });
 

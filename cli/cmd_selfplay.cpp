@@ -145,7 +145,7 @@ void add_selfplay_command(CLI::App& app) {
   cmd->add_option("--games", o->games, "games to play (default: selfplay.games_per_generation)")
       ->check(CLI::Range(1, 100000000));
   cmd->add_option("--model", o->model, "best (default), latest or a version number");
-  cmd->add_option("--seed", o->seed, "seed of the games, mixed with the tag (default 1)");
+  add_seed_option(cmd, o->seed, "the games, mixed with the tag");
   cmd->add_flag("--watch", o->watch, "keep playing rounds of --games, switching to each new best model");
   cmd->add_flag("--tactics", o->tactics,
                 "write --games proven mates from random play (the config's tactics section) as TAG-mates "

@@ -77,9 +77,7 @@ void add_serve_command(CLI::App& app) {
   cmd->add_option("--max-queue", o->max_queue, "searches waiting beyond those; more are refused with 503")
       ->check(CLI::Range(0, 4096))
       ->capture_default_str();
-  cmd->add_option("--threads", o->threads, "the most threads one search may use (an MCTS analysis's threads=)")
-      ->check(CLI::Range(1, 256))
-      ->capture_default_str();
+  add_threads_option(cmd, o->threads, "the most threads one search may use (an MCTS analysis's threads=)");
   add_hash_option(cmd, o->hash_mb, "alpha-beta transposition table per analysis, MB");
   cmd->callback([o] { run(*o); });
 }

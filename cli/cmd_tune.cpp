@@ -100,7 +100,7 @@ void add_tune_command(CLI::App& app) {
   values->add_option("--player", o->player, "player spec that plays both sides");
   values->add_option("--games", o->games, "games to play")->check(CLI::Range(10, 1000000));
   values->add_option("--concurrency", o->concurrency, "games at once")->check(CLI::Range(1, 256));
-  values->add_option("--seed", o->seed, "seed for openings and players");
+  add_seed_option(values, o->seed, "the openings and the players");
   add_rules_option(values, o->rules);
   values->add_option("--max-plies", o->max_plies, "plies before a game is called a draw")->check(CLI::Range(10, 10000));
   values->add_option("--skip-plies", o->skip_plies, "plies after the opening before sampling")->check(CLI::Range(0, 1000));

@@ -37,6 +37,18 @@ CLI::Option* add_hash_option(CLI::App* cmd, Size& hash_mb, const std::string& he
   return cmd->add_option("--hash", hash_mb, help)->check(CLI::Range(1, 65536))->capture_default_str();
 }
 
+// --seed: where the command's randomness (`what`, e.g. "the openings")
+// starts; the same seed gives the same result.
+template <class Seed>
+CLI::Option* add_seed_option(CLI::App* cmd, Seed& seed, const std::string& what) {
+  return cmd->add_option("--seed", seed, "seed of " + what)->capture_default_str();
+}
+// --threads: search threads (alpha-beta's Lazy SMP or MCTS), 1 to 256.
+template <class Count>
+CLI::Option* add_threads_option(CLI::App* cmd, Count& threads, const std::string& help = "search threads") {
+  return cmd->add_option("--threads", threads, help)->check(CLI::Range(1, 256))->capture_default_str();
+}
+
 // Removes a run directory that this command made, when the command ends
 // with an error: a refused command leaves no half-made run directory behind
 // (one that existed before is never touched).
