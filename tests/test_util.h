@@ -165,6 +165,15 @@ class TempDir {
   std::string path_;
 };
 
+// The names of the files in `dir`, sorted: what a test expects a folder to
+// hold after writes, renames and stops.
+inline std::vector<std::string> file_names(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) out.push_back(entry.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 // The bot catalogue's folder ($ULTIMA_BOTS) pointed at a fresh temporary
 // one for the life of the object, with bot files written into it.
 class BotsFolder {

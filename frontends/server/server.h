@@ -2,7 +2,8 @@
 // files of frontends/server/web/, built into the program) and the JSON API the
 // page talks to: positions with their legal moves and captures, bot moves,
 // analyses streamed from the shared analysis engine, puzzles, PGN. The API
-// is described in docs/web.md.
+// is described in docs/web.md; its handlers, apart from HTTP, are in
+// handlers.h.
 //
 // Every search (an analysis or a bot's move) goes through one
 // AnalysisService: at most max_searches run at once, max_queue more wait,
