@@ -97,8 +97,8 @@ void add_bots(const AddOptions& o) {
       throw std::invalid_argument(table_path + " has no column '" + std::string(column) + "'");
   // The mate scan as the loop's evaluation games had it (they leave the
   // root's mate-in-two check off), so the bot plays as it was rated.
-  bool mate_scan = loop::EvalConfig{}.mate_scan;
-  if (fs::exists(o.run_dir + "/config.yaml")) mate_scan = loop::RunConfig::load(o.run_dir + "/config.yaml").eval.mate_scan;
+  bool mate_scan = loop::EvalConfig{}.mcts.mate_scan;
+  if (fs::exists(o.run_dir + "/config.yaml")) mate_scan = loop::RunConfig::load(o.run_dir + "/config.yaml").eval.mcts.mate_scan;
   const std::string scan = std::string(",mate_scan=") + (mate_scan ? "true" : "false") + ",mate_scan_root=false";
   std::vector<double> wanted;
   {

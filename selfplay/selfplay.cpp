@@ -83,6 +83,18 @@ void TacticsConfig::validate() const {
     throw std::invalid_argument("tactics: longest_share must be in [0, 1]");
 }
 
+MctsConfig selfplay_mcts_defaults() {
+  MctsConfig c;
+  c.gumbel = true;
+  c.gumbel_rescale_q = false;
+  c.gumbel_c_scale = 1.0f;
+  c.noise_epsilon = 0.25f;
+  c.mate_scan_root = false;
+  c.threads = 1;
+  c.info_interval_ms = 1 << 30;
+  return c;
+}
+
 void SelfPlayConfig::validate() const {
   auto fail = [](const std::string& what) { throw std::invalid_argument("selfplay: " + what); };
   if (parallel_games < 1) fail("parallel_games must be at least 1");
@@ -90,18 +102,18 @@ void SelfPlayConfig::validate() const {
   if (full_playouts < 1) fail("full_playouts must be at least 1");
   if (cheap_playouts < 1) fail("cheap_playouts must be at least 1");
   if (!(full_search_share > 0 && full_search_share <= 1)) fail("full_search_share must be in (0, 1]");
-  if (mcts_batch < 1) fail("mcts_batch must be at least 1");
-  if (!(noise_epsilon >= 0 && noise_epsilon <= 1)) fail("noise_epsilon must be in [0, 1]");
-  if (!(noise_alpha > 0)) fail("noise_alpha must be positive");
+  if (mcts.batch_size < 1) fail("batch must be at least 1");
+  if (!(mcts.noise_epsilon >= 0 && mcts.noise_epsilon <= 1)) fail("noise_epsilon must be in [0, 1]");
+  if (!(mcts.noise_alpha > 0)) fail("noise_alpha must be positive");
   if (temperature < 0 || temperature_end < 0 || temperature_halflife < 0) fail("temperatures must not be negative");
   if (policy_target != "visits" && policy_target != "gumbel")
     fail("policy_target must be visits or gumbel, not '" + policy_target + "'");
-  if (policy_target == "gumbel" && !gumbel) fail("policy_target gumbel needs gumbel: true");
+  if (policy_target == "gumbel" && !mcts.gumbel) fail("policy_target gumbel needs gumbel: true");
   if (resign_threshold < 0 || resign_threshold > 1) fail("resign_threshold must be in [0, 1]");
   if (resign_consecutive < 1) fail("resign_consecutive must be at least 1");
   if (no_resign_share < 0 || no_resign_share > 1) fail("no_resign_share must be in [0, 1]");
   if (max_plies < 1 || max_plies > 65535) fail("max_plies must be in 1..65535");
-  if (!(gumbel_c_scale > 0)) fail("gumbel_c_scale must be above 0");
+  if (!(mcts.gumbel_c_scale > 0)) fail("gumbel_c_scale must be above 0");
   if (adjudicate_cp < 0) fail("adjudicate_cp must not be negative");
 }
 
@@ -129,22 +141,8 @@ double SelfPlayStats::eta_seconds(int games_total, int max_plies) const {
 SelfPlayGame play_selfplay_game(const SelfPlayConfig& config, std::shared_ptr<Evaluator> evaluator,
                                 std::uint64_t seed, std::uint32_t index,
                                 std::atomic<std::uint64_t>* moves_played) {
-  MctsConfig mcts_config;
-  mcts_config.threads = 1;
-  mcts_config.batch_size = config.mcts_batch;
-  mcts_config.cpuct = config.cpuct;
-  mcts_config.fpu_reduction = config.fpu_reduction;
-  mcts_config.fpu_reduction_root = config.fpu_reduction;
-  mcts_config.noise_alpha = config.noise_alpha;
-  mcts_config.gumbel = config.gumbel;
-  mcts_config.gumbel_rescale_q = config.gumbel_rescale_q;
-  mcts_config.gumbel_c_scale = config.gumbel_c_scale;
-  mcts_config.mate_scan = config.mate_scan;
-  // The root's check of every move for a mate in two costs a few hundred
-  // scans, more than a search of a few dozen playouts: self-play leaves
-  // such mates to the tree.
-  mcts_config.mate_scan_root = false;
-  mcts_config.info_interval_ms = 1 << 30;
+  MctsConfig mcts_config = config.mcts;
+  mcts_config.threads = 1;  // one game per thread
   Mcts mcts(std::move(evaluator), mcts_config);
 
   std::mt19937_64 rng(seed);
@@ -161,7 +159,7 @@ SelfPlayGame play_selfplay_game(const SelfPlayConfig& config, std::shared_ptr<Ev
     if (game_ended(config, pos, ply, game, outcome)) break;
     const bool full = uniform(rng) < config.full_search_share;
     MctsConfig c = mcts_config;
-    c.noise_epsilon = full ? config.noise_epsilon : 0;
+    c.noise_epsilon = full ? config.mcts.noise_epsilon : 0;
     c.seed = rng();
     c.gumbel_planned_playouts = full ? config.full_playouts : config.cheap_playouts;
     mcts.set_config(c);
@@ -218,7 +216,7 @@ SelfPlayGame play_selfplay_game(const SelfPlayConfig& config, std::shared_ptr<Ev
     // policy, then sequential halving on the values); otherwise sample the
     // visits with the temperature.
     const Move move = proven_win ? result.best
-                      : config.gumbel && !result.gumbel_choice.is_null()
+                      : config.mcts.gumbel && !result.gumbel_choice.is_null()
                           ? result.gumbel_choice
                           : pick_move(result, temperature_at(config, ply), rng());
     game.record.moves.push_back(move);

@@ -45,6 +45,20 @@ inline constexpr const char* kMaterialAdjudication = "material adjudication";
 // piece values, kings not counted, frozen pieces at full value).
 int material_lead(const Position& pos);
 
+// Self-play's search settings: the registry's defaults with self-play's own
+// overrides, stated here once (and printed by `ultima loop --print-config`):
+//   gumbel true, gumbel_rescale_q false, gumbel_c_scale 1: a Gumbel root
+//     whose move played is its choice (a sample from the policy sharpened
+//     by the search's values; the temperature keys are then not used), Q
+//     mapped from [-1, 1] so a near-flat value head cannot swing the choice
+//     on noise, and sigma's c_scale at 1 so the values count;
+//   noise_epsilon 0.25: Dirichlet noise at the root of full searches;
+//   mate_scan_root false: the root's check of every move for a mate in two
+//     costs more than a search of a few dozen playouts; the tree finds such
+//     mates;
+//   threads 1 (one game per thread) and no progress reports.
+MctsConfig selfplay_mcts_defaults();
+
 struct SelfPlayConfig {
   Rules rules;
   int parallel_games = 16;  // games played at once (one thread each)
@@ -54,36 +68,19 @@ struct SelfPlayConfig {
   std::uint64_t full_playouts = 200;
   std::uint64_t cheap_playouts = 40;
   double full_search_share = 0.25;
-  // MCTS: leaves gathered per evaluator call; the other keys as in
-  // MctsConfig, whose defaults they take (engine/mcts/settings.h).
-  int mcts_batch = MctsConfig{}.batch_size;
-  float cpuct = MctsConfig{}.cpuct;
-  float fpu_reduction = MctsConfig{}.fpu_reduction;
-  float noise_alpha = MctsConfig{}.noise_alpha;  // Dirichlet noise at the root of full searches
-  float noise_epsilon = 0.25f;
+  // The search: every key of the registry (engine/mcts/settings.h) that a
+  // run config's selfplay section takes, from selfplay_mcts_defaults().
+  // Self-play sets the seed, the playout budgets and the noise (on full
+  // searches only) itself, move by move.
+  MctsConfig mcts = selfplay_mcts_defaults();
   // Move choice: visits^(1/T), T from `temperature` at ply 0 decaying
   // towards `temperature_end` with this half-life in plies (0: best move).
   double temperature = 1.0;
   double temperature_end = 1.0;
   double temperature_halflife = 0;
   // "visits" (the full search's visit shares) or "gumbel" (the improved
-  // policy of a Gumbel root; needs gumbel = true).
+  // policy of a Gumbel root; needs mcts.gumbel).
   std::string policy_target = "gumbel";
-  // A Gumbel root (Danihelka et al. 2022): the move played is its choice
-  // (a sample from the policy sharpened by the search's values), so the
-  // temperature keys are not used.
-  bool gumbel = true;
-  // Min-max normalize Q over the root's moves before sigma (MctsConfig);
-  // false maps Q from [-1, 1], so a near-flat value head cannot swing the
-  // choice on noise.
-  bool gumbel_rescale_q = false;
-  // sigma's c_scale (MctsConfig): how far the root's Q values move the
-  // logits, (c_visit + max visits) * c_scale * Q.
-  float gumbel_c_scale = 1.0f;
-  // MctsConfig::mate_scan: a move that wins at once is found in every
-  // position the search expands, and moves that allow one are proven lost
-  // (without MctsConfig::mate_scan_root's check of the root for a mate in two).
-  bool mate_scan = true;
   // Resignation: when the side to move's search value (win - loss) stays
   // below -resign_threshold for resign_consecutive of its own moves
   // (0 threshold: never). A share of games never resigns.

@@ -2,17 +2,22 @@
 // and their recorded copies, the built-in one, overlays, the defaults,
 // renamed keys, and bad keys and values named in the error.
 #include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/base/file_io.h"
+#include "engine/mcts/settings.h"
 #include "nn/data/run_dir.h"
+#include "selfplay/selfplay.h"
 #include "training/loop/run_config.h"
 
 namespace ultima {
@@ -217,7 +222,7 @@ TEST(RunConfig, QRatioAndEvaluationNoiseAreRead) {
   const loop::RunConfig c =
       loop::RunConfig::parse("training:\n  q_ratio: 0.25\nevaluation:\n  gumbel_noise: 0\n", "test.yaml");
   EXPECT_EQ(c.training.q_ratio, 0.25f);
-  EXPECT_EQ(c.eval.gumbel_noise, 0.0f);
+  EXPECT_EQ(c.eval.mcts.gumbel_noise_scale, 0.0f);
 }
 
 TEST(RunConfig, TheTacticsShareIsReadAndKeptInRange) {
@@ -237,31 +242,72 @@ TEST(RunConfig, TheTacticsShareIsReadAndKeptInRange) {
 // a config stating only sizes, as gpu.yaml does, gets it.
 TEST(RunConfig, TheDefaultsAreTheRecipe) {
   const loop::RunConfig plain = loop::RunConfig::parse("name: x\n", "test.yaml");
-  EXPECT_TRUE(plain.selfplay.gumbel);
+  EXPECT_TRUE(plain.selfplay.mcts.gumbel);
   EXPECT_EQ(plain.selfplay.policy_target, "gumbel");
-  EXPECT_FALSE(plain.selfplay.gumbel_rescale_q);
-  EXPECT_EQ(plain.selfplay.gumbel_c_scale, 1.0f);
-  EXPECT_TRUE(plain.selfplay.mate_scan);
+  EXPECT_FALSE(plain.selfplay.mcts.gumbel_rescale_q);
+  EXPECT_EQ(plain.selfplay.mcts.gumbel_c_scale, 1.0f);
+  EXPECT_TRUE(plain.selfplay.mcts.mate_scan);
   EXPECT_EQ(plain.selfplay.resign_threshold, 0.0);
   EXPECT_EQ(plain.selfplay.adjudicate_cp, 100);
   EXPECT_EQ(plain.training.q_ratio, 0.5f);
   EXPECT_EQ(plain.training.ema_halflife, 400);
-  EXPECT_TRUE(plain.eval.gumbel);
-  EXPECT_TRUE(plain.eval.mate_scan);
-  EXPECT_EQ(plain.eval.gumbel_noise, 1.0f);
+  EXPECT_TRUE(plain.eval.mcts.gumbel);
+  EXPECT_TRUE(plain.eval.mcts.mate_scan);
+  EXPECT_EQ(plain.eval.mcts.gumbel_noise_scale, 1.0f);
   EXPECT_EQ(plain.eval.promotion, "continuous");
   const loop::RunConfig gpu = loop::RunConfig::load(source_file("configs/gpu.yaml"));
-  EXPECT_TRUE(gpu.selfplay.gumbel);
+  EXPECT_TRUE(gpu.selfplay.mcts.gumbel);
   EXPECT_EQ(gpu.selfplay.policy_target, "gumbel");
   EXPECT_EQ(gpu.selfplay.resign_threshold, 0.0);
+}
+
+// The self-play and evaluation searches are set by the MCTS registry's keys:
+// --print-config writes each with the value the games will search with,
+// the registry's default unless the run's stated overrides change it, and
+// a key given in a file reaches the search.
+TEST(RunConfig, SearchKeysAreTheRegistrysWithTheStatedOverrides) {
+  const loop::RunConfig plain = loop::RunConfig::parse("name: x\n", "test.yaml");
+  const YAML::Node printed = YAML::Load(plain.to_yaml());
+  const std::pair<const char*, MctsConfig> sections[] = {{"selfplay", selfplay::selfplay_mcts_defaults()},
+                                                         {"evaluation", loop::eval_mcts_defaults()}};
+  int overridden = 0;
+  for (const auto& [section, defaults] : sections) {
+    SCOPED_TRACE(section);
+    MctsSettings stated, registry;
+    stated.config = defaults;
+    for (const MctsSettingInfo& info : mcts_setting_list()) {
+      const std::vector<std::string>& keys = loop::run_mcts_keys();
+      if (std::find(keys.begin(), keys.end(), info.name) == keys.end()) continue;
+      ASSERT_TRUE(printed[section][info.name]) << info.name << " is not printed";
+      const std::string value = printed[section][info.name].as<std::string>();
+      const std::string expected = get_mcts_setting(stated, info.name);
+      if (info.type == SettingType::kNumber) {
+        EXPECT_FLOAT_EQ(std::stof(value), std::stof(expected)) << info.name;
+      } else {
+        EXPECT_EQ(value, expected) << info.name;
+      }
+      overridden += expected != get_mcts_setting(registry, info.name);
+    }
+    // What the code used to force: no root mate-in-two check.
+    EXPECT_EQ(printed[section]["mate_scan_root"].as<std::string>(), "false");
+  }
+  EXPECT_GE(overridden, 8);  // gumbel, gumbel_rescale_q, gumbel_c_scale, noise, mate_scan_root in each
+  const loop::RunConfig set = loop::RunConfig::parse(
+      "selfplay:\n  mate_scan_root: true\n  gumbel_actions: 8\nevaluation:\n  cpuct: 2.5\n", "test.yaml");
+  EXPECT_TRUE(set.selfplay.mcts.mate_scan_root);
+  EXPECT_EQ(set.selfplay.mcts.gumbel_actions, 8);
+  EXPECT_FLOAT_EQ(set.eval.mcts.cpuct, 2.5f);
+  EXPECT_TRUE(loop::RunConfig::parse(set.to_yaml(), "again").differing_keys(set).empty());
+  expect_config_error("selfplay:\n  gumbel_actions: 0\n", "selfplay.gumbel_actions");
+  expect_config_error("evaluation:\n  threads: 4\n", "evaluation.threads");  // the loop sets it
 }
 
 TEST(RunConfig, RenamedKeysOfOldRunDirectoriesAreStillRead) {
   const loop::RunConfig old = loop::RunConfig::parse(
       "selfplay:\n  mcts_batch: 3\n  fpu_reduction: 0.2\nevaluation:\n  mcts_batch: 5\n", "test.yaml");
-  EXPECT_EQ(old.selfplay.mcts_batch, 3);
-  EXPECT_FLOAT_EQ(old.selfplay.fpu_reduction, 0.2f);
-  EXPECT_EQ(old.eval.mcts_batch, 5);
+  EXPECT_EQ(old.selfplay.mcts.batch_size, 3);
+  EXPECT_FLOAT_EQ(old.selfplay.mcts.fpu_reduction, 0.2f);
+  EXPECT_EQ(old.eval.mcts.batch_size, 5);
   EXPECT_EQ(old.to_yaml().find("mcts_batch"), std::string::npos);
   expect_config_error("selfplay:\n  mcts_batch: 3\n  batch: 4\n", "selfplay.mcts_batch is the old name");
 }

@@ -47,17 +47,17 @@ SelfPlayConfig tiny_selfplay() {
   c.full_playouts = 8;
   c.cheap_playouts = 4;
   c.full_search_share = 0.5;
-  c.mcts_batch = 4;
+  c.mcts.batch_size = 4;
   c.max_plies = 60;
   c.parallel_games = 2;
   c.games_per_shard = 2;
   // The PUCT path with visit targets, resignation on and no adjudication
   // (the recipe's Gumbel root has tests of its own, which set it).
   c.policy_target = "visits";
-  c.gumbel = false;
-  c.gumbel_rescale_q = true;
-  c.gumbel_c_scale = 0.1f;
-  c.mate_scan = false;
+  c.mcts.gumbel = false;
+  c.mcts.gumbel_rescale_q = true;
+  c.mcts.gumbel_c_scale = 0.1f;
+  c.mcts.mate_scan = false;
   c.temperature_end = 0.1;
   c.temperature_halflife = 20;
   c.resign_threshold = 0.9;
@@ -199,7 +199,7 @@ TEST(SelfPlayGame, GamesAtTheLimitAreAdjudicatedOnMaterialOrCut) {
 
 TEST(SelfPlayGame, AGumbelRootPlaysItsChoiceAndTargetsTheImprovedPolicy) {
   SelfPlayConfig config = tiny_selfplay();
-  config.gumbel = true;
+  config.mcts.gumbel = true;
   config.policy_target = "gumbel";
   config.full_playouts = 16;
   const SelfPlayGame a = play_selfplay_game(config, material(), 9, 0);
@@ -213,7 +213,7 @@ TEST(SelfPlayGame, AGumbelRootPlaysItsChoiceAndTargetsTheImprovedPolicy) {
   const SelfPlayGame b = play_selfplay_game(config, material(), 9, 0);
   EXPECT_EQ(a.record.moves, b.record.moves);
   EXPECT_EQ(a.samples, b.samples);
-  config.gumbel = false;  // the improved policy needs a Gumbel root
+  config.mcts.gumbel = false;  // the improved policy needs a Gumbel root
   EXPECT_THROW(config.validate(), std::invalid_argument);
 }
 
@@ -235,9 +235,9 @@ class UniformEvaluator : public Evaluator {
 // the whole policy target.
 TEST(SelfPlayGame, AProvenWinIsPlayedAndIsTheWholeTarget) {
   SelfPlayConfig config = tiny_selfplay();
-  config.gumbel = true;
+  config.mcts.gumbel = true;
   config.policy_target = "gumbel";
-  config.mate_scan = true;
+  config.mcts.mate_scan = true;
   config.full_search_share = 1;  // a sample at every ply
   config.max_plies = 200;
   int mates = 0;

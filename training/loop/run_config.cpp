@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <set>
 #include <sstream>
@@ -29,10 +30,27 @@ const char* type_name() {
   else return "text";
 }
 
+// The registry's keys (engine/mcts/settings.h) that the selfplay and
+// evaluation sections take, in the order --print-config writes them. Left
+// out: what the loop sets itself (threads, seed, the budgets, progress
+// reports, multipv) and the player's move temperature (self-play has its
+// own temperature keys).
+constexpr const char* kRunMctsKeys[] = {
+    "batch",          "cpuct",        "fpu",          "noise_alpha",    "noise_epsilon",    "gumbel",
+    "gumbel_rescale_q", "gumbel_c_scale", "gumbel_noise", "mate_scan",    "mate_scan_root",   "max_collisions",
+    "cpuct_base",     "cpuct_factor", "fpu_root",     "policy_temperature", "virtual_loss", "stop_when_proven",
+    "gumbel_actions", "gumbel_c_visit"};
+
 bool is_mcts_setting(const std::string& key) {
   for (const MctsSettingInfo& s : mcts_setting_list())
     if (s.name == key) return true;
   return false;
+}
+
+SettingType setting_type(const std::string& key) {
+  for (const MctsSettingInfo& s : mcts_setting_list())
+    if (s.name == key) return s.type;
+  throw std::logic_error("no MCTS setting '" + key + "'");
 }
 
 // One mapping of the file: keys are read by name, and finish() rejects the
@@ -142,19 +160,11 @@ void visit_keys(Config& c, Visitor& v) {
     v.key("full_playouts", s.full_playouts);
     v.key("cheap_playouts", s.cheap_playouts);
     v.key("full_search_share", s.full_search_share);
-    v.key("batch", s.mcts_batch);
-    v.key("cpuct", s.cpuct);
-    v.key("fpu", s.fpu_reduction);
-    v.key("noise_alpha", s.noise_alpha);
-    v.key("noise_epsilon", s.noise_epsilon);
+    for (const char* key : kRunMctsKeys) v.mcts_key(key, s.mcts);
     v.key("temperature", s.temperature);
     v.key("temperature_end", s.temperature_end);
     v.key("temperature_halflife", s.temperature_halflife);
     v.key("policy_target", s.policy_target);
-    v.key("gumbel", s.gumbel);
-    v.key("gumbel_rescale_q", s.gumbel_rescale_q);
-    v.key("gumbel_c_scale", s.gumbel_c_scale);
-    v.key("mate_scan", s.mate_scan);
     v.key("resign_threshold", s.resign_threshold);
     v.key("resign_consecutive", s.resign_consecutive);
     v.key("no_resign_share", s.no_resign_share);
@@ -211,12 +221,7 @@ void visit_keys(Config& c, Visitor& v) {
   v.section("evaluation", [&] {
     auto& e = c.eval;
     v.key("playouts", e.playouts);
-    v.key("batch", e.mcts_batch);
-    v.key("gumbel", e.gumbel);
-    v.key("gumbel_rescale_q", e.gumbel_rescale_q);
-    v.key("gumbel_c_scale", e.gumbel_c_scale);
-    v.key("mate_scan", e.mate_scan);
-    v.key("gumbel_noise", e.gumbel_noise);
+    for (const char* key : kRunMctsKeys) v.mcts_key(key, e.mcts);
     v.key("promotion", e.promotion);
     v.key("games_vs_best", e.games_vs_best);
     v.key("gate_score", e.gate_score);
@@ -248,6 +253,16 @@ class Reader {
     current_->get(key, value);
   }
   void key(const char* key, std::vector<std::string>& value) { current_->get_list(key, value); }
+  // A search setting, by its registry name (type and range checked there).
+  void mcts_key(const char* key, MctsConfig& config) {
+    std::string text;
+    current_->get(key, text);
+    if (text.empty()) return;
+    MctsSettings settings;
+    settings.config = config;
+    wrap_([&] { set_mcts_setting(settings, key, text); });
+    config = settings.config;
+  }
   void key(const char* key, Rules& rules) {
     std::string name = rules.name();
     current_->get(key, name);
@@ -282,6 +297,19 @@ class Writer {
     out_ << YAML::Key << key << YAML::Value << YAML::Flow << value;
   }
   void key(const char* key, const Rules& rules) { out_ << YAML::Key << key << YAML::Value << rules.name(); }
+  // A search setting, written with its registry type (a number, a count or
+  // true/false), as the fields it replaced were.
+  void mcts_key(const char* key, const MctsConfig& config) {
+    MctsSettings settings;
+    settings.config = config;
+    const std::string text = get_mcts_setting(settings, key);
+    out_ << YAML::Key << key << YAML::Value;
+    switch (setting_type(key)) {
+      case SettingType::kBool: out_ << (text == "true"); break;
+      case SettingType::kInteger: out_ << std::stoull(text); break;
+      case SettingType::kNumber: out_ << std::stof(text); break;
+    }
+  }
   template <typename Body>
   void section(const char* name, Body&& body) {
     out_ << YAML::Key << name << YAML::Value << YAML::BeginMap;
@@ -422,9 +450,6 @@ RunConfig RunConfig::from_yaml(const YAML::Node& file, const std::string& source
     } else if (section == "evaluation") {
       auto& e = c.eval;
       if (e.playouts < 1) sec.fail_key("playouts", "must be at least 1");
-      if (!(e.gumbel_c_scale > 0)) sec.fail_key("gumbel_c_scale", "must be above 0");
-      if (!(e.gumbel_noise >= 0)) sec.fail_key("gumbel_noise", "must not be negative");
-      if (e.mcts_batch < 1) sec.fail_key("mcts_batch", "must be at least 1");
       if (e.promotion != "gating" && e.promotion != "continuous")
         sec.fail_key("promotion", "must be gating or continuous, not '" + e.promotion + "'");
       if (e.games_vs_best < 0 || e.games_per_level < 0 || e.games_vs_initial < 0)
@@ -522,6 +547,22 @@ nn::NnConfig RunConfig::nn_config(const std::string& weights) const {
   n.batching.cache_entries = inference.cache_entries;
   n.batching.workers = 1;
   return n;
+}
+
+const std::vector<std::string>& run_mcts_keys() {
+  static const std::vector<std::string> keys(std::begin(kRunMctsKeys), std::end(kRunMctsKeys));
+  return keys;
+}
+
+MctsConfig eval_mcts_defaults() {
+  MctsConfig c;
+  c.gumbel = true;
+  c.gumbel_rescale_q = false;
+  c.gumbel_c_scale = 1.0f;
+  c.gumbel_noise_scale = 1.0f;
+  c.mate_scan_root = false;
+  c.info_interval_ms = 1 << 30;
+  return c;
 }
 
 }  // namespace ultima::loop

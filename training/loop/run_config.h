@@ -42,17 +42,24 @@ struct TrainStageConfig {
   int threads = 1;
 };
 
+// The evaluation games' search settings: the registry's defaults with the
+// loop's own overrides, stated here once (and printed by --print-config):
+// a Gumbel root as in self-play (gumbel true, gumbel_rescale_q false,
+// gumbel_c_scale 1) whose noise (gumbel_noise 1) samples the root's
+// candidates so that a deterministic pair cannot repeat one draw game after
+// game (0 plays the strongest move); no root mate-in-two check
+// (mate_scan_root false), as in self-play; no progress reports.
+MctsConfig eval_mcts_defaults();
+
+// The MCTS registry's keys that the selfplay and evaluation sections take
+// (the rest the loop sets itself: threads, seed, budgets, reports).
+const std::vector<std::string>& run_mcts_keys();
+
 struct EvalConfig {
   std::uint64_t playouts = 64;  // MCTS playouts per move for every network player
-  int mcts_batch = MctsConfig{}.batch_size;  // the MCTS setting batch
-  bool gumbel = true;                // a Gumbel root (no noise: deterministic top-k) in place of PUCT
-  bool gumbel_rescale_q = false;     // as selfplay.gumbel_rescale_q
-  float gumbel_c_scale = 1.0f;       // as selfplay.gumbel_c_scale
-  bool mate_scan = true;             // as selfplay.mate_scan
-  // Scale of the Gumbel root's noise (MctsConfig::gumbel_noise_scale): 0
-  // plays the strongest move; 1 samples the root's candidates as self-play
-  // does, so a deterministic pair cannot repeat one draw game after game.
-  float gumbel_noise = 1.0f;
+  // The network players' search: the registry's keys (engine/mcts/settings.h)
+  // from eval_mcts_defaults().
+  MctsConfig mcts = eval_mcts_defaults();
   std::string promotion = "continuous";  // gating or continuous
   int games_vs_best = 0;
   double gate_score = 0.55;          // gating: promoted when it scores at least this

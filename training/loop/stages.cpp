@@ -20,16 +20,8 @@ double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::
 
 PlayerFactory mcts_factory(std::shared_ptr<Evaluator> evaluator, const EvalConfig& eval) {
   return [evaluator, eval]() -> std::unique_ptr<Player> {
-    MctsConfig config;
-    config.batch_size = eval.mcts_batch;
-    config.gumbel = eval.gumbel;
-    config.gumbel_rescale_q = eval.gumbel_rescale_q;
-    config.gumbel_c_scale = eval.gumbel_c_scale;
-    config.mate_scan = eval.mate_scan;
-    config.mate_scan_root = false;  // as in self-play: the root's check costs more than the search
-    config.gumbel_noise_scale = eval.gumbel_noise;  // 0: the strongest move, not a sample
+    MctsConfig config = eval.mcts;
     config.gumbel_planned_playouts = eval.playouts;
-    config.info_interval_ms = 1 << 30;
     MctsLimits limits;
     limits.playouts = eval.playouts;
     return std::make_unique<MctsPlayer>(evaluator, config, limits, 0.0);
