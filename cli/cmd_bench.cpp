@@ -212,7 +212,8 @@ void add_bench_command(CLI::App& app) {
   mcts->add_option("--seconds", mb->seconds, "seconds for each measurement")->check(CLI::Range(0.1, 3600.0));
   mcts->callback([mb] { bench_mcts(mb->net, mb->threads, mb->batch, mb->seconds); });
   add_bench_nn_command(*cmd);
-  add_bench_pipeline_commands(*cmd);
+  add_bench_selfplay_command(*cmd);
+  add_bench_train_command(*cmd);
   add_bench_analyze_command(*cmd);
   add_bench_solver_command(*cmd);
 }

@@ -1,10 +1,8 @@
-// ultima bench selfplay / bench train: the pipeline's own throughput beside
-// the raw network's at the same settings, so its overhead shows.
-//   selfplay: moves and evaluated positions per second of a self-play job
-//             (random weights), and forward passes at its mean batch size;
-//   train:    samples per second of training steps fed by the sample window
-//             (unpacking, symmetries, shuffling), and of the same steps on
-//             one batch made ahead.
+// ultima bench train: training's own throughput beside the raw network's at
+// the same settings, so the pipeline's overhead shows: samples per second
+// of training steps fed by the sample window (unpacking, symmetries,
+// shuffling), and of the same steps on one batch made ahead. (bench
+// selfplay is cmd_bench_selfplay.cpp.)
 #include <spdlog/spdlog.h>
 
 #include <chrono>
@@ -52,91 +50,6 @@ void add_net_options(CLI::App* cmd, NetOptions& o) {
   cmd->add_option("--se-channels", o.se_channels, "squeeze-excitation width (default 8)")->check(CLI::Range(0, 1024));
   cmd->add_option("--threads", o.threads, "LibTorch intra-op threads (default 1)")->check(CLI::Range(0, 256));
   cmd->add_option("--device", o.device, "cpu or cuda (default cpu)");
-}
-
-// A scratch run directory, removed afterwards.
-struct TempDir {
-  std::string path;
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "ultima-bench-XXXXXX").string();
-    if (!mkdtemp(pattern.data())) throw std::runtime_error("cannot make a temporary directory");
-    path = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
-struct BenchSelfPlayOptions {
-  NetOptions net;
-  int games = 16;
-  int parallel_games = 16;
-  int playouts = 64;
-  int mcts_batch = 8;
-  int max_batch = 128;
-  int max_plies = 120;
-  bool mate_scan = false;
-  bool gumbel = false;
-  std::string precision = "auto";
-};
-
-void bench_selfplay(const BenchSelfPlayOptions& o) {
-  spdlog::set_level(spdlog::level::warn);
-  TempDir dir;
-  data::RunDir run(dir.path);
-  nn::NnConfig nc;
-  nc.architecture = o.net.architecture();
-  nc.device = o.net.device;
-  nc.threads = o.net.threads;
-  nc.precision = o.precision;
-  nc.batching.max_batch = o.max_batch;
-  nc.batching.max_wait_us = 500;
-  std::shared_ptr<nn::BatchingEvaluator> evaluator = nn::make_nn_evaluator(nc);
-  selfplay::SelfPlayConfig config;
-  config.parallel_games = o.parallel_games;
-  config.games_per_shard = 4;
-  config.full_playouts = config.cheap_playouts = static_cast<std::uint64_t>(o.playouts);
-  config.full_search_share = 1;
-  config.mcts_batch = o.mcts_batch;
-  config.max_plies = o.max_plies;
-  config.mate_scan = o.mate_scan;
-  // PUCT unless asked: the search the figures in docs/benchmarks.md measure.
-  config.gumbel = o.gumbel;
-  config.policy_target = o.gumbel ? "gumbel" : "visits";
-  selfplay::SelfPlayJob job;
-  job.games = o.games;
-  job.evaluator = evaluator;
-  std::printf("bench selfplay: net %s (%s), %d games, %d at once, %d playouts/move, MCTS batch %d, max batch %d%s\n",
-              nc.architecture.text().c_str(), evaluator->name().c_str(), o.games, o.parallel_games, o.playouts,
-              o.mcts_batch, o.max_batch, o.mate_scan ? ", mate scan" : "");
-  const auto stats = selfplay::run_selfplay(run, config, job);
-  const nn::BatchingStats bs = evaluator->stats();
-  const double evaluated = bs.evaluated / stats.seconds;
-  std::printf("selfplay: %d games, %llu moves, %.1f s: %.1f moves/s, %llu samples\n", stats.games,
-              static_cast<unsigned long long>(stats.moves), stats.seconds, stats.moves_per_second(),
-              static_cast<unsigned long long>(stats.samples));
-  std::printf("network calls: %llu positions asked, %.1f%% from the cache, %llu forward passes, mean batch %.1f\n",
-              static_cast<unsigned long long>(bs.positions), bs.positions ? 100.0 * bs.cache_hits / bs.positions : 0,
-              static_cast<unsigned long long>(bs.batches), bs.mean_batch());
-
-  // The raw network at that batch size, on positions of the games played.
-  const int batch = std::max(1, static_cast<int>(std::lround(bs.mean_batch())));
-  const BenchInputs in = make_inputs(batch, evaluator->backend().input_planes());
-  std::vector<float> logits(in.slots.size()), wdl(static_cast<std::size_t>(batch) * 3), ml(batch);
-  const nn::ForwardBatch fb{batch, in.planes.data(), in.offsets.data(), in.slots.data()};
-  const nn::ForwardOutput fo{logits.data(), wdl.data(), ml.data()};
-  nn::NetworkBackend& net = evaluator->backend();
-  net.forward(fb, fo);
-  int passes = 0;
-  const auto start = Clock::now();
-  while (passes < 3 || since(start) < 2.0) {
-    net.forward(fb, fo);
-    ++passes;
-  }
-  const double raw = passes * batch / since(start);
-  std::printf("raw network at batch %d: %.0f positions/s; self-play evaluates %.0f positions/s = %.0f%% of raw\n",
-              batch, raw, evaluated, 100 * evaluated / raw);
 }
 
 struct BenchTrainOptions {
@@ -274,22 +187,8 @@ void bench_train(const BenchTrainOptions& o) {
 
 }  // namespace
 
-void add_bench_pipeline_commands(CLI::App& bench) {
-  auto sp = std::make_shared<BenchSelfPlayOptions>();
-  CLI::App* cmd = bench.add_subcommand("selfplay", "self-play throughput beside the raw network's (random weights)");
-  add_net_options(cmd, sp->net);
-  cmd->add_option("--games", sp->games, "games (default 16)")->check(CLI::Range(1, 100000));
-  cmd->add_option("--parallel-games", sp->parallel_games, "games at once (default 16)")->check(CLI::Range(1, 4096));
-  cmd->add_option("--playouts", sp->playouts, "playouts per move (default 64)")->check(CLI::Range(1, 1000000));
-  cmd->add_option("--mcts-batch", sp->mcts_batch, "leaves per evaluator call (default 8)")->check(CLI::Range(1, 1024));
-  cmd->add_option("--max-batch", sp->max_batch, "network batch at most (default 128)")->check(CLI::Range(1, 65536));
-  cmd->add_option("--max-plies", sp->max_plies, "game length cap (default 120)")->check(CLI::Range(1, 65535));
-  cmd->add_flag("--mate-scan", sp->mate_scan, "search with the mate scan (MctsConfig::mate_scan)");
-  cmd->add_flag("--gumbel", sp->gumbel, "a Gumbel root, as the recipe's self-play (default: PUCT)");
-  cmd->add_option("--precision", sp->precision, "inference arithmetic: auto (default), fp32, bf16, fp16 (CUDA)")
-      ->check(CLI::IsMember({"auto", "fp32", "bf16", "fp16"}));
-  cmd->callback([sp] { bench_selfplay(*sp); });
-
+void add_bench_train_command(CLI::App& bench) {
+  CLI::App* cmd;
   auto tr = std::make_shared<BenchTrainOptions>();
   cmd = bench.add_subcommand("train", "training throughput from the sample window beside raw training steps");
   add_net_options(cmd, tr->net);

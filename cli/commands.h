@@ -30,7 +30,8 @@ void add_puzzles_command(CLI::App& app);
 void add_gate_command(CLI::App& app);
 void add_nnue_command(CLI::App& app);
 // `bench selfplay` and `bench train` (cmd_bench_pipeline.cpp).
-void add_bench_pipeline_commands(CLI::App& bench);
+void add_bench_selfplay_command(CLI::App& bench);
+void add_bench_train_command(CLI::App& bench);
 // `bench analyze` (cmd_bench_analyze.cpp).
 void add_bench_analyze_command(CLI::App& bench);
 // `bench solver` (cmd_bench_solver.cpp).

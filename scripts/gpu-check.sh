@@ -52,7 +52,7 @@ done
 step 05-bench-mcts 60 "$ultima" bench mcts --net device=cuda,blocks=10,channels=128,se_channels=32 --threads 8 \
   --batch 32 --seconds 10
 step 06-bench-selfplay 90 "$ultima" bench selfplay --device cuda --blocks 10 --channels 128 --se-channels 32 \
-  --games 512 --parallel-games 512 --playouts 100 --mcts-batch 8 --max-batch 1024 --gumbel
+  --games 512 --parallel-games 512 --playouts 100 --mcts-batch 8 --max-batch 1024
 for precision in fp32 bf16 fp16; do
   step "07-bench-train-$precision" 45 "$ultima" bench train --device cuda --precision "$precision" --blocks 10 \
     --channels 128 --se-channels 32 --batch-size 1024 --steps 30 --samples 20000
