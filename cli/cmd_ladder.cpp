@@ -29,7 +29,7 @@ struct LadderOptions {
   int games = 200;
   int concurrency = 2;
   std::uint64_t seed = 1;
-  int max_plies = 300;
+  int max_plies = kLadderMaxPlies;
   std::string rules = kDefaultRules;
   std::string baseline;
   std::string pgn_dir;

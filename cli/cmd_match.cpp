@@ -34,7 +34,7 @@ struct Options {
   std::uint64_t seed = 1;
   std::string opening_plies;  // "MIN-MAX" or "N"; default 4-8, or 0 with --openings
   std::string openings_file;
-  int max_plies = 400;
+  int max_plies = kMatchMaxPlies;
   std::string rules = kDefaultRules;
   std::string pgn;
   int pgn_every = 100;

@@ -31,7 +31,7 @@ struct ExtractOptions {
   int games = 10;
   std::uint64_t seed = 1;
   std::string rules = kDefaultRules;
-  int max_plies = 300;
+  int max_plies = kLadderMaxPlies;
   std::string out;
   std::string id_prefix = "P";
   int limit = 0;

@@ -27,7 +27,7 @@ struct TuneOptions {
   std::uint64_t seed = 1;
   int skip_plies = 6;
   int stride = 4;
-  int max_plies = 300;
+  int max_plies = kLadderMaxPlies;
 };
 
 const char* kKindNames[6] = {"pawn", "withdrawer", "long_leaper", "coordinator", "immobilizer", "chameleon"};

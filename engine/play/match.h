@@ -40,6 +40,15 @@ class MatchError : public std::runtime_error {
 // Termination text of a game stopped by the match's length limit.
 inline constexpr const char* kMaxPliesTermination = "max plies";
 
+// Plies after which a game between players is called a draw ("max plies"):
+// the default of `ultima match`, and the ladder's, under which the levels
+// and bots are rated; the loop's evaluation games, `ultima tune` and the
+// puzzle extractor play under the ladder's too, so their figures compare
+// with the ratings. (Self-play cuts its training games shorter: its run
+// config's max_plies.)
+inline constexpr int kMatchMaxPlies = 400;
+inline constexpr int kLadderMaxPlies = 300;
+
 struct MatchConfig {
   int games = 100;
   // Games played at once, each worker with its own two player instances.
@@ -55,7 +64,7 @@ struct MatchConfig {
   int opening_max_plies = 8;
   // A game still going after this many plies of the players (opening plies
   // not counted) is a draw, termination "max plies".
-  int max_plies = 400;
+  int max_plies = kMatchMaxPlies;
   std::optional<SprtConfig> sprt;
   // PGN record file; empty: none. Written at the end (also when a player
   // fails) and, when record_every > 0, after every record_every games.

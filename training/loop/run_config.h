@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/mcts/mcts.h"
+#include "engine/play/match.h"
 #include "engine/rules/rule_set.h"
 #include "nn/config.h"
 #include "nn/model_file.h"
@@ -73,7 +74,7 @@ struct EvalConfig {
   int games_vs_initial = 20;         // against model 0, the untrained net (0: none) ...
   double initial_until_score = 0.95;  // ... until a generation has scored at least this against it
   int concurrency = 2;
-  int max_plies = 300;
+  int max_plies = kLadderMaxPlies;
   int opening_min_plies = 2;
   int opening_max_plies = 6;
 };
