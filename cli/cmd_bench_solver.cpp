@@ -118,60 +118,15 @@ void print_missed(const Position& pos, int moves, const MctsResult& r, Searcher&
   }
 }
 
-// Positions with a mate in exactly 1 and exactly 2, from seeded random play
-// (one position per game, so the suite stays varied).
-void find_mates(int count, std::uint64_t seed, std::vector<Position>& in_one, std::vector<Position>& in_two) {
-  std::mt19937_64 rng(seed);
-  Searcher searcher(4);
-  for (int games = 0; (static_cast<int>(in_one.size()) < count || static_cast<int>(in_two.size()) < count) &&
-                      games < 100000;
-       ++games) {
-    const std::optional<RandomMate> mate = random_game_mate(rng, Rules{}, 2, searcher);
-    if (!mate) continue;
-    std::vector<Position>& suite = mate->moves == 1 ? in_one : in_two;
-    if (static_cast<int>(suite.size()) < count) suite.push_back(mate->pos);
-  }
-}
-
-// The final positions of the games in `files` with a mate in exactly 1 or
-// exactly 2 (the exact mate search), the first `count` of each in file
-// order; the number of games whose final position has neither.
-std::size_t read_mates(const std::vector<std::string>& files, int count, std::vector<Position>& in_one,
-                       std::vector<Position>& in_two) {
-  Searcher searcher(4);
-  std::size_t skipped = 0;
-  for (const std::string& file : files) {
-    std::vector<GameRecord> games;
-    try {
-      games = read_pgn_file(file);
-    } catch (const std::exception& e) {
-      throw std::runtime_error(file + ": " + e.what());
-    }
-    for (const GameRecord& game : games) {
-      const Position pos = final_position(game);
-      std::vector<Position>* suite = nullptr;
-      if (!mating_moves(pos, 1, searcher, 1).empty())
-        suite = &in_one;
-      else if (!mating_moves(pos, 2, searcher, 1).empty())
-        suite = &in_two;
-      if (!suite)
-        ++skipped;
-      else if (static_cast<int>(suite->size()) < count)
-        suite->push_back(pos);
-    }
-  }
-  return skipped;
-}
-
 void bench_solver(const BenchSolver& o) {
   const MctsSettings settings = parse_mcts_settings(o.mcts);  // a bad key fails before the suite is made
   std::vector<Position> in_one, in_two;
   const auto found_at = std::chrono::steady_clock::now();
   std::string source = "random play";
   if (o.pgn.empty()) {
-    find_mates(o.positions, o.seed, in_one, in_two);
+    random_mate_suite(o.positions, o.seed, in_one, in_two);
   } else {
-    const std::size_t skipped = read_mates(o.pgn, o.positions, in_one, in_two);
+    const std::size_t skipped = mate_suite_from_pgn(o.pgn, o.positions, in_one, in_two);
     source = std::to_string(o.pgn.size()) + " PGN file" + (o.pgn.size() == 1 ? "" : "s") + ", " +
              std::to_string(skipped) + " final position" + (skipped == 1 ? "" : "s") +
              " without a mate in two skipped";

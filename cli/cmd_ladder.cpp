@@ -3,24 +3,22 @@
 // weakest, or the bot named by --from), and the Elo differences add up from
 // the random mover, anchored at 0. The catalogue's rating, with each bot's
 // interval and style figures, is written to bots.json.
-#include <chrono>
+#include <algorithm>
 #include <cmath>
-#include <ctime>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
-#include <algorithm>
 
 #include "commands.h"
 #include "common.h"
+#include "engine/base/file_io.h"
+#include "engine/base/text.h"
 #include "engine/play/bot.h"
+#include "engine/play/elo.h"
 #include "engine/play/match.h"
 #include "engine/play/player_spec.h"
-#include "engine/base/file_io.h"
 
 namespace ultima::cli {
 namespace {
@@ -69,49 +67,13 @@ MatchResult run_pair(const std::string& a, const std::string& b, const LadderOpt
                     });
 }
 
-// Sets (or adds) the "elo:" line of a level file, atomically.
-void write_elo(const std::string& path, int elo) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string line, out;
-  bool found = false;
-  const std::string elo_line = "elo: " + std::to_string(elo) + "              # measured by ultima ladder";
-  while (std::getline(text, line)) {
-    if (line.rfind("elo:", 0) == 0) {
-      out += elo_line + "\n";
-      found = true;
-    } else {
-      out += line + "\n";
-    }
-  }
-  if (!found) out += elo_line + "\n";
-  write_file_atomically(path, out);
-}
-
-std::vector<std::string> split_names(const std::string& text) {
-  std::vector<std::string> names;
-  std::stringstream in(text);
-  for (std::string name; std::getline(in, name, ',');)
-    if (!name.empty()) names.push_back(name);
-  return names;
-}
-
-std::string utc_now() {
-  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return text;
-}
-
 // The whole catalogue (or the bots --only names) on one scale: a chain from
 // the anchor up through the bots by order, each bot against the one below.
 void catalogue_ladder(const LadderOptions& o) {
   const std::vector<Bot> catalogue = load_catalogue();
   std::vector<Bot> chain;
-  const std::vector<std::string> only = split_names(o.only);
+  std::vector<std::string> only = split(o.only, ',');
+  std::erase(only, std::string());
   for (const std::string& name : only)
     if (std::none_of(catalogue.begin(), catalogue.end(), [&](const Bot& b) { return b.name == name; }))
       throw std::invalid_argument("--only: unknown bot '" + name + "'");
@@ -134,7 +96,7 @@ void catalogue_ladder(const LadderOptions& o) {
   report.rules = o.rules;
   report.games_per_pair = o.games;
   report.seed = o.seed;
-  report.date = utc_now();
+  report.date = utc_time_text("%Y-%m-%dT%H:%M:%SZ");
   std::string below = o.from;
   EloChain chain_elo(anchor_elo);
   if (o.star && o.from == "random") throw std::invalid_argument("--star needs --from BOT");
@@ -246,7 +208,8 @@ void ladder(const LadderOptions& o) {
   if (o.write_elo) {
     for (std::size_t i = 1; i < rows.size(); ++i) {
       if (!std::isfinite(rows[i].elo)) throw std::runtime_error("level " + rows[i].name + " has no finite Elo; not written");
-      write_elo(levels_directory() + "/" + rows[i].name + ".yaml", static_cast<int>(std::lround(rows[i].elo)));
+      const std::string path = levels_directory() + "/" + rows[i].name + ".yaml";
+      write_file_atomically(path, set_yaml_keys(read_file(path), {{"elo", std::to_string(std::lround(rows[i].elo))}}));
     }
     std::printf("wrote the Elo of %zu levels to %s\n", rows.size() - 1, levels_directory().c_str());
   }

@@ -18,6 +18,7 @@
 #include "common.h"
 #include "match_report.h"
 #include "engine/base/stop.h"
+#include "engine/base/text.h"
 #include "engine/play/elo.h"
 #include "engine/play/match.h"
 #include "engine/play/player_spec.h"
@@ -95,15 +96,6 @@ std::vector<std::string> read_openings(const std::string& path, const Rules& rul
   return fens;
 }
 
-std::string today() {
-  const std::time_t now = std::time(nullptr);
-  std::tm local{};
-  localtime_r(&now, &local);
-  char text[16];
-  std::strftime(text, sizeof text, "%Y.%m.%d", &local);
-  return text;
-}
-
 void run(const Options& o) {
   for (const std::string* spec : {&o.player1, &o.player2})
     if (*spec == "help" || (spec->size() > 5 && spec->compare(spec->size() - 5, 5, ":help") == 0)) {
@@ -118,7 +110,7 @@ void run(const Options& o) {
   config.max_plies = o.max_plies;
   config.record_path = o.pgn;
   config.record_every = o.pgn_every;
-  config.date = today();
+  config.date = local_time_text("%Y.%m.%d");
   if (o.games < 1) throw std::invalid_argument("--games must be at least 1");
   if (o.concurrency < 1 || o.concurrency > 1024) throw std::invalid_argument("--concurrency must be 1 to 1024");
   if (o.max_plies < 1) throw std::invalid_argument("--max-plies must be at least 1");

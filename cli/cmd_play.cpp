@@ -12,6 +12,7 @@
 
 #include "commands.h"
 #include "common.h"
+#include "engine/base/text.h"
 #include "engine/play/player_spec.h"
 #include "frontends/terminal/terminal_game.h"
 #include "engine/rules/movegen.h"
@@ -28,15 +29,6 @@ struct Options {
   std::string hint = "search:nodes=200000";
   std::string colour = "auto";
 };
-
-std::string local_time(const char* format) {
-  const std::time_t now = std::time(nullptr);
-  std::tm local{};
-  localtime_r(&now, &local);
-  char text[32];
-  std::strftime(text, sizeof text, format, &local);
-  return text;
-}
 
 std::unique_ptr<Player> make_named_player(const std::string& option, const std::string& spec) {
   try {
@@ -65,14 +57,14 @@ void run(const Options& o) {
   config.seed = o.seed;
   config.bot_name = o.bot;
   config.hint_name = o.hint;
-  config.date = local_time("%Y.%m.%d");
+  config.date = local_time_text("%Y.%m.%d");
   // auto: colours only on a terminal, and not when NO_COLOR is set or the
   // terminal says it is dumb.
   const char* term = std::getenv("TERM");
   config.colour = o.colour == "always" ||
                   (o.colour == "auto" && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR") &&
                    !(term && std::string(term) == "dumb"));
-  config.pgn_path = o.pgn.empty() ? "ultima-" + local_time("%Y%m%d-%H%M%S") + ".pgn" : o.pgn;
+  config.pgn_path = o.pgn.empty() ? "ultima-" + local_time_text("%Y%m%d-%H%M%S") + ".pgn" : o.pgn;
   const std::unique_ptr<Player> bot = make_named_player("--bot", o.bot);
   const std::unique_ptr<Player> hint = o.hint == "none" ? nullptr : make_named_player("--hint", o.hint);
   play_terminal_game(*bot, hint.get(), config, std::cin, std::cout);

@@ -27,6 +27,8 @@ void add_train_command(CLI::App& app);
 void add_init_command(CLI::App& app);
 void add_status_command(CLI::App& app);
 void add_puzzles_command(CLI::App& app);
+// Its extract subcommand (cmd_puzzles_extract.cpp).
+void add_puzzles_extract_command(CLI::App* puzzles);
 void add_gate_command(CLI::App& app);
 void add_nnue_command(CLI::App& app);
 // `bench selfplay` and `bench train` (cmd_bench_pipeline.cpp).

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <ctime>
 
 namespace ultima {
 
@@ -48,5 +49,22 @@ bool parse_integer(std::string_view text, long long& out) {
   out = value;
   return true;
 }
+
+namespace {
+
+std::string time_text(const char* format, bool utc) {
+  const std::time_t now = std::time(nullptr);
+  std::tm parts{};
+  if (utc) gmtime_r(&now, &parts);
+  else localtime_r(&now, &parts);
+  char text[64];
+  const std::size_t size = std::strftime(text, sizeof text, format, &parts);
+  return std::string(text, size);
+}
+
+}  // namespace
+
+std::string local_time_text(const char* format) { return time_text(format, false); }
+std::string utc_time_text(const char* format) { return time_text(format, true); }
 
 }  // namespace ultima

@@ -19,5 +19,9 @@ std::string to_lower(std::string text);
 // The whole of `text` as a decimal integer (a leading '-' allowed); false,
 // leaving `out` alone, for anything else (empty, trailing text, overflow).
 bool parse_integer(std::string_view text, long long& out);
+// The time now as strftime's `format` writes it, in local time or UTC
+// ("%Y.%m.%d" for a PGN date, "%Y-%m-%dT%H:%M:%SZ" for a report).
+std::string local_time_text(const char* format);
+std::string utc_time_text(const char* format);
 
 }  // namespace ultima

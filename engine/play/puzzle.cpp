@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "engine/base/file_io.h"
+#include "engine/play/pgn.h"
 #include "engine/rules/movegen.h"
 #include "engine/rules/notation.h"
 #include "engine/rules/replay.h"
@@ -551,6 +552,46 @@ std::string default_puzzle_file() {
     return ULTIMA_SOURCE_DIR "/configs/puzzles/puzzles.jsonl";
 #endif
   return "configs/puzzles/puzzles.jsonl";
+}
+
+void random_mate_suite(int count, std::uint64_t seed, std::vector<Position>& in_one, std::vector<Position>& in_two) {
+  std::mt19937_64 rng(seed);
+  Searcher searcher(4);
+  for (int games = 0; (static_cast<int>(in_one.size()) < count || static_cast<int>(in_two.size()) < count) &&
+                      games < 100000;
+       ++games) {
+    const std::optional<RandomMate> mate = random_game_mate(rng, Rules{}, 2, searcher);
+    if (!mate) continue;
+    std::vector<Position>& suite = mate->moves == 1 ? in_one : in_two;
+    if (static_cast<int>(suite.size()) < count) suite.push_back(mate->pos);
+  }
+}
+
+std::size_t mate_suite_from_pgn(const std::vector<std::string>& files, int count, std::vector<Position>& in_one,
+                       std::vector<Position>& in_two) {
+  Searcher searcher(4);
+  std::size_t skipped = 0;
+  for (const std::string& file : files) {
+    std::vector<GameRecord> games;
+    try {
+      games = read_pgn_file(file);
+    } catch (const std::exception& e) {
+      throw std::runtime_error(file + ": " + e.what());
+    }
+    for (const GameRecord& game : games) {
+      const Position pos = final_position(game);
+      std::vector<Position>* suite = nullptr;
+      if (!mating_moves(pos, 1, searcher, 1).empty())
+        suite = &in_one;
+      else if (!mating_moves(pos, 2, searcher, 1).empty())
+        suite = &in_two;
+      if (!suite)
+        ++skipped;
+      else if (static_cast<int>(suite->size()) < count)
+        suite->push_back(pos);
+    }
+  }
+  return skipped;
 }
 
 }  // namespace ultima

@@ -112,6 +112,17 @@ std::optional<RandomMate> random_game_mate(std::mt19937_64& rng, const Rules& ru
 // `limit` of them; empty when none mates that fast.
 std::vector<Move> mating_moves(const Position& pos, int moves, Searcher& searcher, int limit = 8);
 
+// Suites of short mates for the solvers' benchmarks: positions with a mate
+// in exactly 1 and exactly 2, `count` of each. From seeded random play (one
+// position per game, so the suite stays varied; the same seed, the same
+// suite) ...
+void random_mate_suite(int count, std::uint64_t seed, std::vector<Position>& in_one, std::vector<Position>& in_two);
+// ... or the final positions of the games in PGN `files` that have one, in
+// file order; returns the number of games whose final position has
+// neither. Throws std::runtime_error naming a file that cannot be read.
+std::size_t mate_suite_from_pgn(const std::vector<std::string>& files, int count, std::vector<Position>& in_one,
+                                std::vector<Position>& in_two);
+
 // The themes of a line from `start`: the capture modes of the solver's
 // captures (pinch, withdrawal, leap, coordination, king; chameleon with
 // the mode it imitated), immobilization when a solver's move freezes an

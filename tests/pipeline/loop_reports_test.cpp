@@ -88,9 +88,9 @@ TEST(RatingFromResults, NaNWithoutGames) {
 TEST(SvgLineChart, OnePolylinePerSeriesAndEscapedLabels) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const std::vector<loop::PlotSeries> series = {
-      {"net <a&b>", "#c00", {0, 1, 2, 3}, {0, 50, nan, 120}},
-      {"other", "#00c", {0, 1, 2, 3}, {10, 20, 30, 40}},
-      {"empty", "#0c0", {}, {}},
+      {"net <a&b>", "#c00", {0, 1, 2, 3}, {0, 50, nan, 120}, {}, {}},
+      {"other", "#00c", {0, 1, 2, 3}, {10, 20, 30, 40}, {}, {}},
+      {"empty", "#0c0", {}, {}, {}, {}},
   };
   const std::string svg =
       loop::svg_line_chart("Elo <by generation>", "generation", "elo", series, {{"novice <1>", 400}});

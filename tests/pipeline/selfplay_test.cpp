@@ -426,7 +426,9 @@ void check_tactics_game(const SelfPlayGame& game, const SelfPlayConfig& config, 
   for (const PolicyTarget& t : s.policy) {
     EXPECT_TRUE(slots.insert(t.slot).second) << "slot " << t.slot << " twice";
     EXPECT_FLOAT_EQ(t.probability, 1.0f / static_cast<float>(s.policy.size()));
-    if (moves == 1) EXPECT_TRUE(mate_in_one.count(t.slot)) << "slot " << t.slot << " does not mate";
+    if (moves == 1) {
+      EXPECT_TRUE(mate_in_one.count(t.slot)) << "slot " << t.slot << " does not mate";
+    }
   }
   EXPECT_EQ(slots, mating);
   EXPECT_FALSE(slots.empty());
