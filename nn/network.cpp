@@ -7,6 +7,7 @@
 #include <mutex>
 #include <sys/stat.h>
 
+#include "engine/base/paths.h"
 #include "nn/eigen_network.h"
 #include "nn/module_api.h"
 #include "nn/module_client.h"
@@ -16,20 +17,17 @@ namespace {
 
 using detail::ErrorBuffer;
 
-std::string program_directory() {
-  std::string buffer(4096, '\0');
-  const ssize_t n = ::readlink("/proc/self/exe", buffer.data(), buffer.size() - 1);
-  if (n <= 0) return ".";
-  buffer.resize(static_cast<std::size_t>(n));
-  const std::size_t slash = buffer.rfind('/');
-  return slash == std::string::npos ? "." : buffer.substr(0, slash);
-}
-
 }  // namespace
 
 std::string nn_module_path() {
   if (const char* env = std::getenv("ULTIMA_NN_MODULE"); env && *env) return env;
-  return program_directory() + "/" + kModuleFileName;
+  // Beside the program in a build folder; PREFIX/lib/ultima for a program
+  // installed in PREFIX/bin.
+  const std::string beside = program_directory() + "/" + kModuleFileName;
+  const std::string installed = program_directory() + "/../lib/ultima/" + kModuleFileName;
+  struct stat st;
+  if (::stat(beside.c_str(), &st) != 0 && ::stat(installed.c_str(), &st) == 0) return installed;
+  return beside;
 }
 
 const UltimaNnApi& nn_module() {
@@ -42,7 +40,7 @@ const UltimaNnApi& nn_module() {
     struct stat st;
     if (::stat(path.c_str(), &st) != 0) {
       failure = "the network module " + path + " does not exist (" +
-                (from_env ? std::string("named by ULTIMA_NN_MODULE") : "looked for next to the program; set ULTIMA_NN_MODULE to use another") +
+                (from_env ? std::string("named by ULTIMA_NN_MODULE") : "looked for next to the program and in ../lib/ultima; set ULTIMA_NN_MODULE to use another") +
                 "); build the CMake target ultima_nn, which needs LibTorch";
       return;
     }

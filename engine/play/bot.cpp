@@ -10,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "engine/base/paths.h"
 #include "engine/play/player_spec.h"
 #include "engine/play/yaml_map.h"
 #include "engine/base/file_io.h"
@@ -138,12 +139,8 @@ std::string Bot::to_yaml() const {
 }
 
 std::string bots_directory() {
-  namespace fs = std::filesystem;
   if (const char* env = std::getenv("ULTIMA_BOTS"); env && *env) return env;
-#ifdef ULTIMA_SOURCE_DIR
-  if (fs::is_directory(ULTIMA_SOURCE_DIR "/configs/bots")) return ULTIMA_SOURCE_DIR "/configs/bots";
-#endif
-  return "configs/bots";
+  return data_path("configs/bots");
 }
 
 std::vector<Bot> load_catalogue() {

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "engine/base/paths.h"
 #include "engine/mcts/settings.h"
 #include "engine/play/yaml_map.h"
 #include "engine/rules/movegen.h"
@@ -233,14 +234,8 @@ int skill_pick(int skill, const std::vector<SearchInfo>& lines, std::uint64_t se
 }
 
 std::string default_nnue_file() {
-  namespace fs = std::filesystem;
   if (const char* env = std::getenv("ULTIMA_NNUE"); env && *env) return env;
-  const std::string relative = std::string("configs/nnue/nets/") + kDefaultNnue;
-#ifdef ULTIMA_SOURCE_DIR
-  if (const std::string beside = std::string(ULTIMA_SOURCE_DIR) + "/" + relative; fs::is_regular_file(beside))
-    return beside;
-#endif
-  return relative;
+  return data_path(std::string("configs/nnue/nets/") + kDefaultNnue);
 }
 
 std::shared_ptr<const nnue::Network> load_nnue(const std::string& name, const std::string& base_dir) {

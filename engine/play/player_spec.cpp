@@ -11,6 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "engine/base/paths.h"
 #include "engine/mcts/material_evaluator.h"
 #include "engine/mcts/settings.h"
 #include "engine/play/bot.h"
@@ -52,12 +53,8 @@ class NamedPlayer : public Player {
 }  // namespace
 
 std::string levels_directory() {
-  namespace fs = std::filesystem;
   if (const char* env = std::getenv("ULTIMA_LEVELS"); env && *env) return env;
-#ifdef ULTIMA_SOURCE_DIR
-  if (fs::is_directory(ULTIMA_SOURCE_DIR "/configs/levels")) return ULTIMA_SOURCE_DIR "/configs/levels";
-#endif
-  return "configs/levels";
+  return data_path("configs/levels");
 }
 
 std::vector<Level> load_levels() {

@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "engine/base/paths.h"
 #include "engine/base/file_io.h"
 #include "engine/play/pgn.h"
 #include "engine/rules/movegen.h"
@@ -545,13 +546,8 @@ void write_puzzle_file(const std::string& path, const std::vector<Puzzle>& puzzl
 }
 
 std::string default_puzzle_file() {
-  namespace fs = std::filesystem;
   if (const char* env = std::getenv("ULTIMA_PUZZLES"); env && *env) return env;
-#ifdef ULTIMA_SOURCE_DIR
-  if (fs::is_regular_file(ULTIMA_SOURCE_DIR "/configs/puzzles/puzzles.jsonl"))
-    return ULTIMA_SOURCE_DIR "/configs/puzzles/puzzles.jsonl";
-#endif
-  return "configs/puzzles/puzzles.jsonl";
+  return data_path("configs/puzzles/puzzles.jsonl");
 }
 
 void random_mate_suite(int count, std::uint64_t seed, std::vector<Position>& in_one, std::vector<Position>& in_two) {
