@@ -5,8 +5,9 @@
 // perft` and the alpha-beta engine start in milliseconds.
 //
 // The module is looked for at $ULTIMA_NN_MODULE, else next to the running
-// program, else in ../lib/ultima from it (an installed copy). Once loaded it stays loaded for the life of the process
-// (evaluators hold code from it).
+// program, else in ../lib/ultima from it (an installed copy). Once loaded
+// it stays loaded for the life of the process (evaluators hold code from
+// it).
 #pragma once
 
 #include <cstdint>
