@@ -1,5 +1,8 @@
 #include "nn/distributed.h"
 
+#include <netdb.h>
+#include <sys/socket.h>
+
 #include <charconv>
 #include <cstdlib>
 #include <stdexcept>
@@ -70,7 +73,30 @@ GroupOptions GroupOptions::launched(const LaunchEnvironment& launch, const std::
   return g;
 }
 
+namespace {
+
+// A rendezvous address that does not resolve can never succeed: c10d would
+// retry it, with a warning a second, until the timeout. Said at once
+// instead, naming the variable that gave it.
+void check_rendezvous_address(const GroupOptions& o) {
+  if (!o.store_path.empty() || o.world_size < 2 || o.master_addr.empty()) return;
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  const int status = ::getaddrinfo(o.master_addr.c_str(), nullptr, &hints, &found);
+  if (found) ::freeaddrinfo(found);
+  if (status != 0)
+    throw std::runtime_error("rank " + std::to_string(o.rank) + " of " + std::to_string(o.world_size) +
+                             " cannot join the process group: MASTER_ADDR '" + o.master_addr +
+                             "' does not resolve to an address (" + ::gai_strerror(status) +
+                             "); set MASTER_ADDR to an address of rank 0's host (under Slurm, its NodeAddr)");
+}
+
+}  // namespace
+
 std::unique_ptr<ProcessGroup> ProcessGroup::create(const GroupOptions& o) {
+  check_rendezvous_address(o);
   const UltimaNnApi& api = nn_module();
   const UltimaNnGroupOptions c{o.rank,
                                o.world_size,

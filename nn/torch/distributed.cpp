@@ -98,7 +98,9 @@ UltimaNnGroup* group_create(const UltimaNnGroupOptions* o, char* error, size_t e
         store = c10::make_intrusive<c10d::TCPStore>(master, options);
       } catch (const std::exception& e) {
         throw std::runtime_error("the rendezvous at " + master + ":" + std::to_string(o->master_port) +
-                                 " failed: " + message_of(e));
+                                 " (MASTER_ADDR:MASTER_PORT) failed within " +
+                                 std::to_string(timeout.count() / 1000) + " s (ULTIMA_DIST_TIMEOUT): " +
+                                 message_of(e));
       }
     }
     auto gloo_options = c10d::ProcessGroupGloo::Options::create(timeout);

@@ -248,6 +248,27 @@ TEST(DataParallel, ARendezvousThatCannotHappenIsAnError) {
   }
 }
 
+// A host name that does not resolve (.invalid never does) is one error
+// naming MASTER_ADDR and the name, at once, not a rendezvous retried until
+// its timeout: the timeout here is an hour, so a retry loop would end in
+// the test's own time limit instead.
+TEST(DataParallel, AnAddressThatDoesNotResolveIsOneClearError) {
+  GroupOptions o;
+  o.rank = 1;
+  o.world_size = 2;
+  o.master_addr = "no-such-host.invalid";
+  o.master_port = 29999;
+  o.timeout_seconds = 3600;
+  try {
+    ProcessGroup::create(o);
+    FAIL() << "a group with an unresolvable rendezvous was made";
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("MASTER_ADDR 'no-such-host.invalid' does not resolve"), std::string::npos) << what;
+    EXPECT_NE(what.find("rank 1 of 2"), std::string::npos) << what;
+  }
+}
+
 std::function<const char*(const char*)> environment(const std::map<std::string, std::string>& vars) {
   return [vars](const char* name) -> const char* {
     const auto it = vars.find(name);
