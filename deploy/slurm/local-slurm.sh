@@ -84,23 +84,64 @@ up() {
   [ "$(id -u)" -eq 0 ] || { echo "local-slurm: needs root" >&2; exit 1; }
   install_if_missing
   write_config
-  if ! alive "$state/munged.pid"; then
-    munged --force --socket="$state/munge/munge.socket" --key-file="$state/munge/munge.key" \
-      --pid-file="$state/munged.pid" --seed-file="$state/munge/munged.seed" \
-      --log-file="$state/log/munged.log"
-  fi
-  alive "$state/slurmctld.pid" || slurmctld -f "$SLURM_CONF"
-  alive "$state/slurmd.pid" || slurmd -f "$SLURM_CONF"
-  # The node is idle once slurmd has registered with the controller.
-  for _ in $(seq 1 60); do
-    if [ "$(sinfo -h -n "$host" -o %T 2> /dev/null)" = idle ]; then
+  start_daemon munged munged --force --socket="$state/munge/munge.socket" --key-file="$state/munge/munge.key" \
+    --pid-file="$state/munged.pid" --seed-file="$state/munge/munged.seed" --log-file="$state/log/munged.log"
+  start_daemon slurmctld slurmctld -f "$SLURM_CONF"
+  start_daemon slurmd slurmd -f "$SLURM_CONF"
+  # The node is idle once slurmd has registered with the controller. A
+  # daemon that dies meanwhile (a port taken, no cgroup filesystem) ends
+  # the wait at once, with its error.
+  local deadline=$((SECONDS + 60))
+  while [ $SECONDS -lt $deadline ]; do
+    for daemon in slurmctld slurmd; do
+      if ! alive "$state/$daemon.pid"; then
+        echo "local-slurm: $daemon stopped while the node was coming up" >&2
+        log_tail "$daemon"
+        exit 1
+      fi
+    done
+    if [ "$(timeout 5 sinfo -h -n "$host" -o %T 2> /dev/null)" = idle ]; then
       echo "local-slurm: up, node $host idle with $cpus CPUs; export SLURM_CONF=$SLURM_CONF"
       return
     fi
     sleep 1
   done
-  echo "local-slurm: the node did not come up; logs in $state/log" >&2
-  sinfo >&2 || true
+  echo "local-slurm: the node did not come up within 60 s" >&2
+  timeout 5 sinfo >&2 || true
+  for daemon in slurmctld slurmd; do log_tail "$daemon"; done
+  exit 1
+}
+
+# The last lines of a daemon's log, on standard error.
+log_tail() {
+  local log="$state/log/$1.log"
+  [ -s "$log" ] || return 0
+  echo "local-slurm: the end of $log:" >&2
+  tail -n 8 "$log" | sed 's/^/  /' >&2
+}
+
+# Starts a daemon (it forks and writes its pid file) unless it runs
+# already. One that fails to start, or dies right after, is named with its
+# own error and its log's last lines, and `up` ends with status 1.
+start_daemon() {
+  local name=$1
+  shift
+  alive "$state/$name.pid" && return 0
+  # Its own output goes to a file: a daemon's child may keep a pipe open.
+  local out status=0
+  "$@" > "$state/log/$name.start" 2>&1 < /dev/null || status=$?
+  out=$(head -c 2000 "$state/log/$name.start")
+  if [ "$status" -ne 0 ]; then
+    echo "local-slurm: $name did not start (exit status $status)${out:+: $out}" >&2
+    log_tail "$name"
+    exit 1
+  fi
+  for _ in $(seq 1 40); do
+    alive "$state/$name.pid" && return 0
+    sleep 0.25
+  done
+  echo "local-slurm: $name exited right after starting${out:+: $out}" >&2
+  log_tail "$name"
   exit 1
 }
 

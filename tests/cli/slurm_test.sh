@@ -59,6 +59,28 @@ exec "$ultima" "\$@"
 EOF
 chmod +x "$work/bin/ultima"
 
+# A daemon that cannot start is named with its own error: slurmctld on a
+# port another program holds fails, and `up` says so (its log's last lines)
+# instead of returning 1 in silence.
+busy_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+python3 -c 'import socket, sys, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("0.0.0.0", int(sys.argv[1]))); s.listen(); time.sleep(120)' "$busy_port" &
+holder=$!
+sleep 0.5
+set +e
+LOCAL_SLURM_PORT=$busy_port timeout 150 "$slurm/local-slurm.sh" up "$work/broken" > "$work/broken.out" 2> "$work/broken.err"
+status=$?
+set -e
+"$slurm/local-slurm.sh" down "$work/broken" > /dev/null 2>&1 || true
+kill "$holder" 2> /dev/null || true
+[ "$status" -ne 124 ] || fail "local-slurm up on a busy port hung: [$(cat "$work/broken.err")]"
+[ "$status" -eq 1 ] || fail "local-slurm up on a busy port: status $status, expected 1"
+grep -q "local-slurm: slurmctld\|local-slurm: the end of .*slurmctld.log" "$work/broken.err" ||
+  fail "local-slurm up on a busy port did not name slurmctld: [$(cat "$work/broken.err")]"
+grep -qi "address already in use\|bind" "$work/broken.err" ||
+  fail "local-slurm up on a busy port did not print the daemon's error: [$(cat "$work/broken.err")]"
+
 "$slurm/local-slurm.sh" up "$state"
 export SLURM_CONF="$state/slurm.conf"
 
