@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # The GPU check: one run on a machine with a CUDA GPU and a pip `torch`
-# (no network needed), writing every figure, the logs and the trained
+# (no network needed; the project's Debian libraries come from deps/debs,
+# fetched beforehand with `scripts/gpu-deps.sh fetch` and carried with the
+# tree, where the machine lacks them; scripts/gpu-rehearsal.sh tries that
+# on a bare Debian 12), writing every figure, the logs and the trained
 # model into OUTDIR, inside about 10 minutes:
 #   1. the GPU and the LibTorch found (gpu.txt);
 #   2. a Release build against that LibTorch through CMAKE_PREFIX_PATH;
@@ -34,6 +37,15 @@ step() {  # step NAME SECONDS COMMAND...: runs it with a time limit, logs it
 } > "$out/00-gpu.txt" 2>&1
 prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)' 2> /dev/null) ||
   { echo "no python3 torch: nothing to build against" | tee -a "$summary"; exit 1; }
+# The project's Debian libraries, where the machine has none: the packages
+# fetched beforehand (scripts/gpu-deps.sh fetch, into deps/debs, carried
+# with the tree) unpacked into a private prefix.
+if [ -d deps/debs ]; then
+  # shellcheck source=gpu-deps.sh
+  source scripts/gpu-deps.sh unpack build-gpu-deps >> "$out/00-gpu.txt" 2>&1 ||
+    { echo "deps/debs could not be unpacked" | tee -a "$summary"; exit 1; }
+  prefix="$prefix;$ULTIMA_DEPS_PREFIX"
+fi
 
 # NCCL's header, for data-parallel training over NCCL, comes with pip's
 # nvidia-nccl package when it is there (else Gloo carries CUDA tensors).
