@@ -117,7 +117,7 @@ constexpr std::span<const PlaneSet> plane_sets_read(int planes) {
 constexpr bool plane_sets_consistent() {
   int end = 0, encoding = 0;
   for (const PlaneSet& set : kPlaneSets) {
-    if (set.first_plane != end || set.planes < 1 || set.encoding <= encoding || !set.fill) return false;
+    if (set.first_plane != end || set.planes < 1 || set.encoding <= encoding) return false;
     end = set.end_plane();
     encoding = set.encoding;
   }

@@ -265,6 +265,7 @@ TEST(NnEncoding, PlaneSetsDeclareTheEncodingsAndTheirChecks) {
   // has a name of its own.
   for (const Position& pos : sample_positions(4, 17)) {
     for (const PlaneSet& set : kPlaneSets) {
+      ASSERT_NE(set.fill, nullptr) << set.name << " has no fill function";
       std::vector<float> planes(kInputSize, 0.0f);
       set.fill(pos, std::span<float, kInputSize>(planes.data(), kInputSize));
       for (int p = 0; p < kInputPlanes; ++p)
