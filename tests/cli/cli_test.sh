@@ -89,15 +89,6 @@ bench=$("$ultima" bench analyze --material --queries 3 --visits 20 --parallel 2)
 [ "$(printf '%s\n' "$bench" | grep -Ec '^ +[12] at once +3 answered ')" -eq 2 ] || fail "bench analyze: [$bench]"
 solver=$("$ultima" bench solver --positions 2 --movetime 100) || fail "bench solver: exit $?"
 printf '%s\n' "$solver" | grep -Eq '^mate in 1 +[0-9]+/2 proven wins' || fail "bench solver: [$solver]"
-# bench selfplay measures the main job's own self-play (its network,
-# planes, Gumbel root and mate scan) unless told otherwise.
-selfplay=$("$ultima" bench selfplay --games 2 --parallel-games 2 --max-plies 12) || fail "bench selfplay: exit $?"
-printf '%s\n' "$selfplay" | grep -q "^bench selfplay (the main job's settings): net 4x32 se8, 33 input planes .*Gumbel root, mate scan on" \
-  || fail "bench selfplay: not the main job's settings: [$selfplay]"
-printf '%s\n' "$selfplay" | grep -Eq '^selfplay: 2 games, ' || fail "bench selfplay: [$selfplay]"
-"$ultima" bench selfplay --games 1 --parallel-games 1 --max-plies 6 --puct --no-mate-scan --input-planes 25 |
-  grep -q ", 25 input planes .*PUCT root, mate scan off" || fail "bench selfplay --puct --no-mate-scan --input-planes 25"
-expect_error "--input-planes reads 30 input planes" bench selfplay --input-planes 30
 # With one playout no mate in two is proven (the scan is off): each is
 # printed with a FEN that loads and its key move's prior rank and visits.
 missed=$("$ultima" bench solver --positions 2 --playouts 1 --show-missed) || fail "bench solver --show-missed: exit $?"
@@ -284,8 +275,18 @@ if [ -e "$(dirname "$ultima")/libultima_nn.so" ]; then
   case "$planes_bench" in *"mate in 2"*) ;; *) fail "bench solver with a 33-plane network: [$planes_bench]";; esac
   head -c 300 "$tmp/run/models/model-000000.unn" > "$tmp/short.unn" && mv "$tmp/short.unn" "$tmp/run/models/model-000000.unn"
   expect_error "model-000000.unn: truncated" selfplay --run-dir "$tmp/run" --games 2
+  # bench selfplay measures the main job's own self-play (its network,
+  # planes, Gumbel root and mate scan) unless told otherwise.
+  selfplay=$("$ultima" bench selfplay --games 2 --parallel-games 2 --max-plies 12) || fail "bench selfplay: exit $?"
+  printf '%s\n' "$selfplay" | grep -q "^bench selfplay (the main job's settings): net 4x32 se8, 33 input planes .*Gumbel root, mate scan on" \
+    || fail "bench selfplay: not the main job's settings: [$selfplay]"
+  printf '%s\n' "$selfplay" | grep -Eq '^selfplay: 2 games, ' || fail "bench selfplay: [$selfplay]"
+  "$ultima" bench selfplay --games 1 --parallel-games 1 --max-plies 6 --puct --no-mate-scan --input-planes 25 |
+    grep -q ", 25 input planes .*PUCT root, mate scan off" || fail "bench selfplay --puct --no-mate-scan --input-planes 25"
+  expect_error "--input-planes reads 30 input planes" bench selfplay --input-planes 30
 else
   expect_error "libultima_nn.so does not exist" init --run-dir "$tmp/run" --config "$configs/tiny.yaml"
+  expect_error "libultima_nn.so does not exist" bench selfplay --games 1
 fi
 # Puzzles: a small extraction checks out and shows; a malformed puzzle file
 # is refused with its line named; an unknown id is an error.
