@@ -294,16 +294,7 @@ SearchPlayer::SearchPlayer(Level level) : level_(std::move(level)), searcher_(le
 }
 
 MoveChoice SearchPlayer::choose(Position& pos, std::uint64_t seed, const MoveLimits& limits) {
-  SearchLimits l;
-  l.movetime_ms = limits.movetime_ms;
-  for (int c = 0; c < 2; ++c) {
-    l.time_ms[c] = limits.time_ms[c];
-    l.inc_ms[c] = limits.inc_ms[c];
-  }
-  l.movestogo = limits.movestogo;
-  l.depth = limits.depth;
-  l.nodes = limits.nodes;
-  return play_level_move(searcher_, level_, pos, seed, l, limits.on_info);
+  return play_level_move(searcher_, level_, pos, seed, search_limits_of(limits), limits.on_info);
 }
 
 }  // namespace ultima

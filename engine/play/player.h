@@ -45,6 +45,33 @@ struct MoveLimits {
   }
 };
 
+// The same limits as the alpha-beta search's, and back (UCI's go gives a
+// SearchLimits; a level searches with one).
+inline MoveLimits move_limits_of(const SearchLimits& s) {
+  MoveLimits m;
+  m.movetime_ms = s.movetime_ms;
+  for (int c = 0; c < 2; ++c) {
+    m.time_ms[c] = s.time_ms[c];
+    m.inc_ms[c] = s.inc_ms[c];
+  }
+  m.movestogo = s.movestogo;
+  m.depth = s.depth;
+  m.nodes = s.nodes;
+  return m;
+}
+inline SearchLimits search_limits_of(const MoveLimits& m) {
+  SearchLimits s;
+  s.movetime_ms = m.movetime_ms;
+  for (int c = 0; c < 2; ++c) {
+    s.time_ms[c] = m.time_ms[c];
+    s.inc_ms[c] = m.inc_ms[c];
+  }
+  s.movestogo = m.movestogo;
+  s.depth = m.depth;
+  s.nodes = m.nodes;
+  return s;
+}
+
 class Player {
  public:
   virtual ~Player() = default;

@@ -441,15 +441,7 @@ class UciEngine {
         // go's limits or else to a short depth: a GUI always gets a move.
         if (bot_player_) {
           try {
-            MoveLimits move_limits;
-            move_limits.movetime_ms = limits.movetime_ms;
-            for (int c = 0; c < 2; ++c) {
-              move_limits.time_ms[c] = limits.time_ms[c];
-              move_limits.inc_ms[c] = limits.inc_ms[c];
-            }
-            move_limits.movestogo = limits.movestogo;
-            move_limits.depth = limits.depth;
-            move_limits.nodes = limits.nodes;
+            MoveLimits move_limits = move_limits_of(limits);
             move_limits.on_info = on_info;
             best = bot_player_->choose(pos, pos.key() ^ 0x1EE7, move_limits).move;
             answered = true;
