@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "engine/play/level.h"
 #include "engine/play/match.h"
 #include "engine/play/puzzle.h"
 #include "engine/rules/hash.h"
@@ -75,6 +76,11 @@ void TeacherConfig::validate() const {
   if (multipv < 1 || multipv > 64) fail("multipv must be in 1..64");
   if (!(temperature_cp > 0)) fail("temperature_cp must be above 0");
   if (sample_plies < 0) fail("sample_plies must not be negative");
+  try {
+    load_nnue(nnue);  // read once per path; a missing or damaged file is named here
+  } catch (const std::exception& e) {
+    fail(std::string("nnue: ") + e.what());
+  }
 }
 
 void TacticsConfig::validate() const {
@@ -270,6 +276,7 @@ SelfPlayGame play_teacher_game(const SelfPlayConfig& config, const TeacherConfig
                                std::uint32_t index, std::atomic<std::uint64_t>* moves_played) {
   teacher.validate();
   Searcher searcher(4);
+  searcher.set_network(load_nnue(teacher.nnue));
   std::mt19937_64 rng(seed);
   SelfPlayGame game;
   Position pos = Position::start(config.rules);

@@ -114,6 +114,10 @@ struct TeacherConfig {
   int multipv = 6;          // lines searched: the moves the policy target spreads over
   double temperature_cp = 80;
   int sample_plies = 24;
+  // The searcher's evaluation: empty or "none" the hand-written one,
+  // "default" the shipped learned network, else a network file
+  // (engine/play/level.h's load_nnue).
+  std::string nnue;
 
   // Throws std::invalid_argument naming the first bad value.
   void validate() const;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "engine/mcts/material_evaluator.h"
+#include "engine/play/level.h"
 #include "engine/play/match.h"
 #include "engine/play/pgn.h"
 #include "engine/play/puzzle.h"
@@ -389,6 +390,42 @@ TEST(TeacherLabel, TargetsAreTheSearchedLinesOnFixedPositions) {
   EXPECT_GT(label.sample.root_q, 0.9f);
   EXPECT_GT(label.moves.size(), 1u);  // the other lines stay, at weight 0, for the game to skip
   EXPECT_EQ(label.weights[0], 1.0);
+}
+
+// With `nnue` set the teacher searches with that learned evaluation: each
+// sample is the network searcher's label of its position, and a file that
+// cannot be read is refused naming the key.
+TEST(TeacherGame, TheLearnedEvaluationLabelsTheSamples) {
+  SelfPlayConfig config = tiny_selfplay();
+  config.max_plies = 6;
+  TeacherConfig teacher = small_teacher();
+  teacher.depth = 2;
+  teacher.sample_plies = 0;
+  teacher.nnue = "default";
+  const SelfPlayGame game = play_teacher_game(config, teacher, 1, 0);
+  ASSERT_EQ(game.samples.size(), game.record.moves.size());
+  Position pos = Position::start(config.rules);
+  bool differs = false;  // from the hand-written evaluation's label, somewhere
+  for (std::size_t ply = 0; ply < game.samples.size(); ++ply) {
+    SCOPED_TRACE("ply " + std::to_string(ply));
+    Searcher learned(4), hand(4);
+    learned.set_network(load_nnue("default"));
+    const TeacherLabel label = label_by_teacher(pos, teacher, learned);
+    EXPECT_EQ(game.samples[ply].policy, label.sample.policy);
+    EXPECT_FLOAT_EQ(game.samples[ply].root_q, label.sample.root_q);
+    const TeacherLabel other = label_by_teacher(pos, teacher, hand);
+    differs = differs || other.sample.policy != label.sample.policy || other.sample.root_q != label.sample.root_q;
+    pos.make(game.record.moves[ply]);
+  }
+  EXPECT_TRUE(differs) << "the learned evaluation labelled every position as the hand-written one";
+  teacher.nnue = "no-such-network.unnue";
+  try {
+    teacher.validate();
+    FAIL() << "a missing network accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("warm_start: nnue"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("no-such-network.unnue"), std::string::npos) << e.what();
+  }
 }
 
 // A tactics sample: the position the record's random moves reach, where

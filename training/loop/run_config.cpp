@@ -179,6 +179,7 @@ void visit_keys(Config& c, Visitor& v) {
     v.key("multipv", w.teacher.multipv);
     v.key("temperature_cp", w.teacher.temperature_cp);
     v.key("sample_plies", w.teacher.sample_plies);
+    v.key("nnue", w.teacher.nnue);
   });
   v.section("tactics", [&] {
     v.key("positions", c.tactics.positions);

@@ -63,9 +63,12 @@ SelfPlayOutcome SelfPlayStage::run(int generation, std::uint64_t best) {
   if (generation <= warm.generations) {
     job.teacher = warm.teacher;
     if (warm.games_per_generation > 0) job.games = warm.games_per_generation;
-    job.player_name = "alpha-beta depth " + std::to_string(warm.teacher.depth);
-    spdlog::info("gen {} selfplay begins: {} warm-start games of the alpha-beta searcher (depth {}, {} lines)",
-                 generation, job.games, warm.teacher.depth, warm.teacher.multipv);
+    const bool learned = !warm.teacher.nnue.empty() && warm.teacher.nnue != "none";
+    job.player_name = "alpha-beta depth " + std::to_string(warm.teacher.depth) +
+                      (learned ? " nnue " + warm.teacher.nnue : std::string());
+    spdlog::info("gen {} selfplay begins: {} warm-start games of the alpha-beta searcher (depth {}, {} lines, {})",
+                 generation, job.games, warm.teacher.depth, warm.teacher.multipv,
+                 learned ? "learned evaluation " + warm.teacher.nnue : std::string("hand-written evaluation"));
   } else {
     job.evaluator = models_(best);
     job.player_name = "ultima model " + std::to_string(best);
