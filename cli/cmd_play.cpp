@@ -24,7 +24,8 @@ struct Options {
   std::string bot = "intermediate";
   std::string side = "white";
   PositionOptions position;
-  std::uint64_t seed = 1;
+  std::uint64_t seed = 0;
+  bool seed_given = false;  // else each game draws its own (written to its record)
   std::string pgn;
   std::string hint = "search:nodes=200000";
   std::string colour = "auto";
@@ -54,7 +55,7 @@ void run(const Options& o) {
   if (status.over())
     throw std::invalid_argument(std::string("the game of --fen is already over (") +
                                 termination_name(status.termination) + ")");
-  config.seed = o.seed;
+  config.seed = o.seed_given ? o.seed : draw_seed();
   config.bot_name = o.bot;
   config.hint_name = o.hint;
   config.date = local_time_text("%Y.%m.%d");
@@ -83,7 +84,10 @@ void add_play_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--fen", opts->position.fen, "the first position in FEN, or startpos")->capture_default_str();
   add_rules_option(cmd, opts->position.rules);
-  add_seed_option(cmd, opts->seed, "the bot's and the hint's randomness (same seed, same replies)");
+  CLI::Option* seed = cmd->add_option(
+      "--seed", opts->seed,
+      "seed of the bot's and the hint's randomness (same seed, same replies); default: a new one each game, "
+      "shown at the start and kept in the record's Seed tag");
   cmd->add_option("--pgn", opts->pgn,
                   "save the game here, rewritten after every move (default: ultima-YYYYMMDD-HHMMSS.pgn in the "
                   "current folder)");
@@ -99,7 +103,10 @@ void add_play_command(CLI::App& app) {
            "(upper case White); a piece in parentheses is frozen. The end of input saves and exits.\n\n" +
            player_spec_help();
   });
-  cmd->callback([opts] { run(*opts); });
+  cmd->callback([opts, seed] {
+    opts->seed_given = seed->count() > 0;
+    run(*opts);
+  });
 }
 
 }  // namespace ultima::cli

@@ -2,6 +2,7 @@
 
 #include <exception>
 #include <filesystem>
+#include <random>
 #include <stdexcept>
 
 #include "engine/play/level.h"
@@ -44,6 +45,12 @@ NewDirectoryGuard::~NewDirectoryGuard() {
 }
 
 NetworkFactory shared_network_factory() { return shared_networks(network_factory()); }
+
+std::uint64_t draw_seed() {
+  std::random_device entropy;
+  const std::uint64_t high = entropy(), low = entropy();
+  return ((high << 32) | low) & ((std::uint64_t{1} << 53) - 1);
+}
 
 NetworkFactory network_factory() {
   return [](const std::string& settings) -> std::shared_ptr<Evaluator> {

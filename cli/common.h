@@ -43,6 +43,9 @@ template <class Seed>
 CLI::Option* add_seed_option(CLI::App* cmd, Seed& seed, const std::string& what) {
   return cmd->add_option("--seed", seed, "seed of " + what)->capture_default_str();
 }
+// A seed for a game that was given none: drawn from the system's entropy,
+// below 2^53 (so that JSON and the web page carry it exactly).
+std::uint64_t draw_seed();
 // --threads: search threads (alpha-beta's Lazy SMP or MCTS), 1 to 256.
 template <class Count>
 CLI::Option* add_threads_option(CLI::App* cmd, Count& threads, const std::string& help = "search threads") {

@@ -330,6 +330,17 @@ ServerApi::ServerApi(ServerOptions options, NetworkFactory networks)
   a.max_threads = options_.threads;
   a.version = options_.version;
   a.nnue = options_.nnue;
+  // The network of MCTS analyses is read now, so that a missing or damaged
+  // file stops the server before it listens rather than failing the first
+  // analysis.
+  if (!options_.weights.empty() && options_.weights != "random") {
+    if (!networks_) throw std::invalid_argument("--weights '" + options_.weights + "': this program has no neural-network support");
+    try {
+      networks_("weights=" + options_.weights);
+    } catch (const std::exception& e) {
+      throw std::invalid_argument("--weights '" + options_.weights + "': " + e.what());
+    }
+  }
   service_ = std::make_unique<AnalysisService>(networks_, a);
   try {
     catalogue_ = load_catalogue();

@@ -58,7 +58,8 @@ class ServerApi {
   // Resolves the options' limits (max_searches 0: the machine's cores),
   // starts the analysis service, and reads the bot catalogue and the puzzle
   // file; one that cannot be read is reported by /api/info's bots_error or
-  // /api/puzzles's error, not thrown.
+  // /api/puzzles's error, not thrown. A --weights network that cannot be
+  // read throws std::invalid_argument naming the file.
   ServerApi(ServerOptions options, NetworkFactory networks);
   ~ServerApi();
   ServerApi(const ServerApi&) = delete;

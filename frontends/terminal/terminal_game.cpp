@@ -94,6 +94,7 @@ class Session {
     record_.black = config.human == kWhite ? config.bot_name : config.human_name;
     record_.rules = config.rules;
     record_.fen = config.fen;
+    record_.other_tags.emplace_back("Seed", std::to_string(config.seed));  // replays the bot's choices
     pos_ = first_position(record_);
   }
 

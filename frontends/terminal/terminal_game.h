@@ -22,7 +22,8 @@ struct TerminalGameConfig {
   // The side the person plays; the bot moves whenever the other side is to
   // move, so with kBlack and the start position the bot moves first.
   Color human = kWhite;
-  // The bot's move seeds and the hint's come from this and the ply.
+  // The bot's move seeds and the hint's come from this and the ply; it is
+  // written to the record's Seed tag.
   std::uint64_t seed = 1;
   // Names for the record and the messages.
   std::string bot_name = "bot";

@@ -225,6 +225,14 @@ class BoardTest:
         # The bot moved first: Black's first move is the bot's.
         assert self.game_moves()[0][0:2] in ('c3', 'g8', 'h7', 'h8'), self.game_moves()
         self.shot('bot-game')
+        # Each game against a bot has its own seed, kept in its record's
+        # tags: the next game's differs.
+        first = self.js('return [S.bot.seed, S.tags.Seed]')
+        assert isinstance(first[0], int) and first[1] == str(first[0]), first
+        self.el('#new-game').click()
+        self.wait(lambda: self.js('return S.bot.seed') != first[0], 'a new seed for the next game')
+        second = self.js('return [S.bot.seed, S.tags.Seed]')
+        assert isinstance(second[0], int) and second[1] == str(second[0]), second
         return 'game over after %d plies: %s' % (self.moves_shown(), text)
 
     def illegal_move(self):

@@ -319,6 +319,15 @@ expect_error "truncated record file" nnue train --data "$tmp/cut.data" --out "$t
 printf 'train:\n  epoch: 2\n' > "$tmp/bad.yaml"
 expect_error "unknown key 'train.epoch'" nnue train --data "$tmp/g.data" --out "$tmp/x.unnue" --config "$tmp/bad.yaml"
 expect_error "give --run-dir, or --data and --out" nnue train
+# serve reads --weights before it listens: a missing or damaged network
+# stops it at once, naming the file (a server that listened instead is
+# ended by the timeout and fails here).
+printf 'not a network' > "$tmp/garbage.unn"
+for weights in "$tmp/no-such.unn" "$tmp/garbage.unn"; do
+  err=$(timeout 60 "$ultima" serve --port 0 --weights "$weights" 2>&1 >/dev/null); rc=$?
+  [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $rc -lt 128 ] || fail "serve --weights $weights: exit $rc"
+  case "$err" in *"--weights '$weights'"*) ;; *) fail "serve --weights $weights: error [$err]";; esac
+done
 rm -rf "$tmp"
 
 if [ $failures -eq 0 ]; then echo "cli_test: all passed"; else echo "cli_test: $failures failed"; exit 1; fi

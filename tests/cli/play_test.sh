@@ -25,6 +25,18 @@ grep -Eq '^1\. d2d5 [a-h][1-8][a-h][1-8] 2\. b2b4 [a-h][1-8][a-h][1-8] \*$' game
 # The same seed gives the same replies.
 printf 'd2d5\nd2d9\nPb2-b4\n' | "$ultima" play --bot random --seed 3 --pgn again.pgn >/dev/null 2>&1
 [ "$(grep '^1\.' game.pgn)" = "$(grep '^1\.' again.pgn)" ] || fail "same seed, different replies"
+grep -qx '\[Seed "3"\]' game.pgn || fail "the record lacks its Seed tag"
+# Without --seed each game draws its own, says it and records it; replayed
+# with that seed the bot answers as it did.
+for name in drawn1 drawn2; do
+  printf 'd2d5\nb2b4\nf2f5\n' | "$ultima" play --bot random --pgn $name.pgn >/dev/null 2>&1
+done
+seed1=$(sed -n 's/^\[Seed "\([0-9]*\)"\]$/\1/p' drawn1.pgn)
+seed2=$(sed -n 's/^\[Seed "\([0-9]*\)"\]$/\1/p' drawn2.pgn)
+[ -n "$seed1" ] && [ -n "$seed2" ] || fail "drawn seeds not recorded: [$seed1] [$seed2]"
+[ "$seed1" != "$seed2" ] || fail "two games without --seed drew the same seed $seed1"
+printf 'd2d5\nb2b4\nf2f5\n' | "$ultima" play --bot random --seed "$seed1" --pgn replay.pgn >/dev/null 2>&1
+[ "$(grep '^1\.' drawn1.pgn)" = "$(grep '^1\.' replay.pgn)" ] || fail "the recorded seed does not replay the game"
 
 # A mate ends the game with its result, in the file too.
 out=$(printf 'c1c6\n' | "$ultima" play --bot random --fen "p7/8/8/4k3/4I3/8/8/2P4K w 0 1" --pgn mate.pgn 2>&1)

@@ -496,7 +496,7 @@ function afterMove() {
 
 async function botMove() {
   const gameId = S.gameId;
-  const body = { rules: S.rules, moves: S.moves.slice(), bot: S.bot.name };
+  const body = { rules: S.rules, moves: S.moves.slice(), bot: S.bot.name, seed: S.bot.seed };
   if (S.startFen) body.fen = S.startFen;
   if (S.bot.timeMode === 'movetime') {
     body.movetime_ms = S.bot.movetime;
@@ -629,6 +629,13 @@ function renderClocks() {
 
 // ---------------------------------------------------------------- new game
 
+// Each game against a bot gets its own seed, so that a weak bot does not
+// play the same game twice; below 2^53, as the server takes it.
+function newSeed() {
+  const words = crypto.getRandomValues(new Uint32Array(2));
+  return (words[0] & 0x1fffff) * 0x100000000 + words[1];
+}
+
 async function newGame() {
   stopAnalysis();
   const rules = $('rules-select').value;
@@ -654,9 +661,11 @@ async function newGame() {
     S.bot = {
       name: bot.name, elo: bot.elo, humanColor: color, timeMode: $('time-mode').value,
       movetime: Math.max(10, Number($('movetime-ms').value) || 1000), thinking: false,
+      seed: newSeed(),
     };
     S.flipped = color === 'black';
     S.tags = color === 'white' ? { White: 'You', Black: bot.name } : { White: bot.name, Black: 'You' };
+    S.tags.Seed = String(S.bot.seed);  // the bot's choices: the same seed replays them
   } else {
     S.mode = 'human';
   }
