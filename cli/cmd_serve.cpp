@@ -1,4 +1,4 @@
-// ultima serve [--port P] [--host H] [--weights FILE] [--nnue FILE] [--max-searches N]
+// ultima serve [--port P] [--host H] [--weights FILE] [--nnue FILE] [--db FILE] [--max-searches N]
 // [--max-queue M] [--threads T]: the web board (frontends/server/server.h) on a
 // local HTTP port, until SIGINT or SIGTERM.
 #include <pthread.h>
@@ -71,6 +71,14 @@ void add_serve_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--weights", o->weights, "network of the MCTS analyses (default: the material evaluator)");
   add_nnue_option(cmd, o->nnue, "the alpha-beta analyses");
+  o->db = "ultima-web.sqlite";
+  cmd->add_option("--db", o->db,
+                  "the database of games between browsers (SQLite; made when missing); :memory: keeps them only "
+                  "while the server runs")
+      ->capture_default_str();
+  cmd->add_option("--max-open-games", o->max_open_games, "games waiting or under way that one address may make")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
   cmd->add_option("--max-searches", o->max_searches, "searches (analyses and bot moves) at once; 0: the cores")
       ->check(CLI::Range(0, 1024))
       ->capture_default_str();

@@ -25,12 +25,12 @@
 ULTIMA_GPU_DEBS=(
   # headers and CMake packages
   libspdlog-dev libfmt-dev libyaml-cpp-dev libcli11-dev nlohmann-json3-dev libeigen3-dev
-  libgtest-dev libgmock-dev libzstd-dev libcpp-httplib-dev
+  libgtest-dev libgmock-dev libzstd-dev libcpp-httplib-dev libsqlite3-dev
   # what cpp-httplib's pkg-config file asks for (headers of OpenSSL, zlib, Brotli)
   libssl-dev zlib1g-dev libbrotli-dev
   # their shared libraries (OpenSSL's and zlib's too: the -dev packages'
   # libssl.so and libz.so point at them)
-  libspdlog1.10 libfmt9 libyaml-cpp0.7 libzstd1 libcpp-httplib0.11 libbrotli1 libssl3 zlib1g
+  libspdlog1.10 libfmt9 libyaml-cpp0.7 libzstd1 libcpp-httplib0.11 libbrotli1 libssl3 zlib1g libsqlite3-0
   # pkg-config itself
   pkgconf pkgconf-bin libpkgconf3
 )

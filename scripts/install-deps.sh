@@ -19,9 +19,9 @@ PACKAGES=(
   procps
   # command line, logging, config, data
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libyaml-cpp-dev libzstd-dev
-  # the web board's HTTP server (`ultima serve`), and the headless browser
+  # the web board's HTTP server (`ultima serve`) and its database, and the headless browser
   # that drives its page in the tests
-  libcpp-httplib-dev chromium chromium-driver python3-selenium
+  libcpp-httplib-dev libsqlite3-dev chromium chromium-driver python3-selenium
   # numerics and the LibTorch stack; libopenblas0-openmp keeps LibTorch off
   # the reference BLAS (5-28x slower), libgloo-dev provides the c10d headers
   libeigen3-dev libtorch-dev libopenblas0-openmp libgloo-dev

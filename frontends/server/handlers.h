@@ -19,21 +19,12 @@
 #include "engine/play/bot.h"
 #include "engine/play/puzzle.h"
 #include "frontends/analysis/analysis.h"
+#include "frontends/server/api_reply.h"
+#include "frontends/server/online.h"
 #include "frontends/server/server.h"
+#include "frontends/server/store.h"
 
 namespace ultima {
-
-// An answer: the HTTP status and the body, JSON text. An error's body is
-// {"error": message, "field": the request's field at fault (absent: the
-// request as a whole)}.
-struct ApiReply {
-  int status = 200;
-  std::string body;
-};
-
-// The error answer the handlers give, for the server's own errors (a body
-// too large, no such path) to look the same.
-ApiReply api_error(int status, const std::string& message, const std::string& field = "");
 
 // The answers of an accepted analysis, from the engine's threads to the
 // connection's: one JSON line each, newline included.
@@ -59,7 +50,8 @@ class ServerApi {
   // starts the analysis service, and reads the bot catalogue and the puzzle
   // file; one that cannot be read is reported by /api/info's bots_error or
   // /api/puzzles's error, not thrown. A --weights network that cannot be
-  // read throws std::invalid_argument naming the file.
+  // read throws std::invalid_argument naming the file, a database that
+  // cannot be opened StoreError.
   ServerApi(ServerOptions options, NetworkFactory networks);
   ~ServerApi();
   ServerApi(const ServerApi&) = delete;
@@ -67,6 +59,8 @@ class ServerApi {
 
   // The options with their limits resolved.
   const ServerOptions& options() const { return options_; }
+  // Games between browsers, kept in the database of options().db.
+  OnlineGames& online() { return *online_; }
 
   ApiReply info() const;                                // GET /api/info
   ApiReply puzzles() const;                             // GET /api/puzzles
@@ -97,6 +91,8 @@ class ServerApi {
   NetworkFactory networks_;
   NetworkFactory bot_networks_;
   std::unique_ptr<AnalysisService> service_;
+  std::unique_ptr<Store> store_;
+  std::unique_ptr<OnlineGames> online_;
   std::vector<Bot> catalogue_;
   std::string catalogue_error_;
   std::vector<Puzzle> puzzles_;

@@ -126,6 +126,7 @@ class WebServer::Impl {
 
   void stop() {
     stopping_ = true;
+    api_.online().shutdown();  // the long polls answer at once
     http_.stop();
   }
 
@@ -135,7 +136,8 @@ class WebServer::Impl {
   void routes() {
     // Each analysis stream and each waiting bot move holds a connection's
     // thread: room for all of them, and for the page's other requests.
-    const int connections = options_.max_searches + options_.max_queue + 16;
+    // So does each page waiting on a game between browsers.
+    const int connections = options_.max_searches + options_.max_queue + options_.max_waiters + 16;
     http_.new_task_queue = [connections] { return new httplib::ThreadPool(static_cast<std::size_t>(connections)); };
     http_.set_payload_max_length(options_.max_body);
     // SO_REUSEADDR only: httplib's default adds SO_REUSEPORT, with which a
@@ -176,6 +178,29 @@ class WebServer::Impl {
     http_.Post("/api/puzzles/check", route(&ServerApi::puzzle_check));
     http_.Post("/api/pgn/parse", route(&ServerApi::pgn_parse));
     http_.Post("/api/pgn/write", route(&ServerApi::pgn_write));
+    // Games between browsers (online.h).
+    OnlineGames& online = api_.online();
+    http_.Post("/api/games/new", [&online](const httplib::Request& req, httplib::Response& res) {
+      send_reply(res, online.create(req.body, req.remote_addr));
+    });
+    http_.Post("/api/games/join", [&online](const httplib::Request& req, httplib::Response& res) {
+      send_reply(res, online.join(req.body));
+    });
+    http_.Post("/api/games/state", [&online](const httplib::Request& req, httplib::Response& res) {
+      send_reply(res, online.state(req.body));
+    });
+    http_.Post("/api/games/act", [&online](const httplib::Request& req, httplib::Response& res) {
+      send_reply(res, online.act(req.body));
+    });
+    http_.Post("/api/games/wait", [&online](const httplib::Request& req, httplib::Response& res) {
+      send_reply(res, online.wait(req.body));
+    });
+    http_.Get(R"(/api/games/([a-z0-9]{1,40})\.pgn)", [&online](const httplib::Request& req, httplib::Response& res) {
+      const std::optional<std::string> pgn = online.pgn(req.matches[1]);
+      if (!pgn) return send_reply(res, api_error(404, "no game '" + std::string(req.matches[1]) + "'", "id"));
+      res.set_content(*pgn, "application/x-chess-pgn");
+      res.set_header("Content-Disposition", "attachment; filename=\"ultima-" + std::string(req.matches[1]) + ".pgn\"");
+    });
     // Every other GET: an embedded file, or 404 (the error handler).
     http_.Get(R"(/[A-Za-z0-9_./-]+)", [](const httplib::Request& req, httplib::Response& res) {
       if (req.path.rfind("/api/", 0) == 0 || !serve_asset(req.path, res)) res.status = 404;

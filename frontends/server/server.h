@@ -31,6 +31,11 @@ struct ServerOptions {
   int hash_mb = kDefaultHashMb;    // each alpha-beta analysis's transposition table
   std::string version = "?";
   std::size_t max_body = 1 << 20;  // larger request bodies get 413
+  // The database of games between browsers (store.h); ":memory:" keeps
+  // them only while the server runs.
+  std::string db = ":memory:";
+  int max_open_games = 10;         // waiting or playing games one address may make
+  int max_waiters = 64;            // pages waiting on a game's next change at once
 };
 
 class WebServer {

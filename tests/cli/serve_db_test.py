@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""`ultima serve`'s database over HTTP, with a killed server.
+
+Two seats play a timed game between browsers (POST /api/games/...); the
+server is killed with SIGKILL right after a move was acknowledged, started
+again on the same --db file, and the game goes on from every acknowledged
+move with the seats' tokens, its clock and its record (the .pgn download).
+A long poll from a watcher answers the next move. A --db that is not a
+database stops the server before it listens, naming the file.
+
+Usage: serve_db_test.py ULTIMA
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import urllib.error
+import urllib.request
+
+ultima = sys.argv[1]
+failures = []
+
+
+def check(condition, message):
+    if not condition:
+        failures.append(message)
+        print("FAIL:", message, file=sys.stderr)
+    return condition
+
+
+def start(db):
+    server = subprocess.Popen([ultima, "serve", "--port", "0", "--db", db],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = server.stdout.readline()
+    if "http://127.0.0.1:" not in line:
+        print("the server did not start:", line, server.stderr.read(), file=sys.stderr)
+        server.kill()
+        sys.exit(1)
+    return server, "http://" + line.split("http://", 1)[1].split("/", 1)[0]
+
+
+def post(base, path, body):
+    req = urllib.request.Request(base + path, data=json.dumps(body).encode(), method="POST")
+    req.add_header("Content-Type", "application/json")
+    try:
+        with urllib.request.urlopen(req, timeout=60) as r:
+            return r.status, json.loads(r.read().decode())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read().decode())
+
+
+with tempfile.TemporaryDirectory() as work:
+    db = os.path.join(work, "games.sqlite")
+    server, base = start(db)
+    status, made = post(base, "/api/games/new", {"minutes": 10, "increment": 5, "colour": "white"})
+    check(status == 200 and made["seat"] == "white", "create: %s %s" % (status, made))
+    game = made["id"]
+    white = made["token"]
+    status, joined = post(base, "/api/games/join", {"id": game})
+    check(status == 200 and joined["seat"] == "black", "join: %s %s" % (status, joined))
+    black = joined["token"]
+    played = []
+    for ply, (token, move) in enumerate([(white, "d2d5"), (black, "d7d6"), (white, "e2e5")]):
+        status, state = post(base, "/api/games/act",
+                             {"id": game, "token": token, "action": "move", "move": move, "ply": ply})
+        check(status == 200 and state["moves"] == played + [move], "move %s: %s %s" % (move, status, state))
+        played.append(move)
+    # Killed right after the last acknowledgement: nothing may be lost.
+    server.send_signal(signal.SIGKILL)
+    server.wait()
+    server, base = start(db)
+    status, state = post(base, "/api/games/state", {"id": game, "token": black})
+    check(status == 200 and state["moves"] == played, "after the kill: %s %s" % (status, state))
+    check(state.get("you") == "black", "the black seat's token after the kill: %s" % state.get("you"))
+    check(state["clock"]["running"] == "black", "the clock after the kill: %s" % state.get("clock"))
+
+    # A watcher's long poll answers Black's move.
+    seen = {}
+
+    def watch():
+        seen["reply"] = post(base, "/api/games/wait", {"id": game, "version": state["version"]})
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    status, _ = post(base, "/api/games/act",
+                     {"id": game, "token": black, "action": "move", "move": "e7e6", "ply": 3})
+    check(status == 200, "the move after the restart: %s" % status)
+    watcher.join(60)
+    reply = seen.get("reply")
+    check(reply is not None and reply[1]["moves"] == played + ["e7e6"], "the watcher's poll: %s" % (reply,))
+    status, _ = post(base, "/api/games/act", {"id": game, "token": white, "action": "resign"})
+    check(status == 200, "resign: %s" % status)
+    with urllib.request.urlopen(base + "/api/games/%s.pgn" % game, timeout=60) as r:
+        pgn = r.read().decode()
+    check('[Result "0-1"]' in pgn and "1. d2d5 d7d6 2. e2e5 e7e6 0-1" in pgn, "the record: %s" % pgn)
+    server.send_signal(signal.SIGTERM)
+    check(server.wait(timeout=60) == 0, "SIGTERM: exit %s" % server.returncode)
+
+    # A file that is not a database: refused before the server listens.
+    garbage = os.path.join(work, "garbage.sqlite")
+    with open(garbage, "w") as f:
+        f.write("not a database, just text long enough to fill a header page of a file\n" * 4)
+    refused = subprocess.run([ultima, "serve", "--port", "0", "--db", garbage],
+                             capture_output=True, text=True, timeout=60)
+    check(refused.returncode not in (0, -9) and garbage in refused.stderr,
+          "a garbage --db: exit %s, %s" % (refused.returncode, refused.stderr))
+
+if failures:
+    print("serve_db_test: %d failed" % len(failures))
+    sys.exit(1)
+print("serve_db_test: all passed")
