@@ -170,7 +170,13 @@ ApiReply OnlineGames::create(const std::string& text, const std::string& client)
     const std::string fen = string_field(body, "fen", "");
     const Position start = fen_position(fen, rules);
     if (game_status(start).over()) bad("fen", "the game of that position is already over");
-    const std::int64_t minutes = int_field(body, "minutes", 0, 180).value_or(0);
+    // Minutes may have a fraction (0.25: 15 s); the clock counts milliseconds.
+    double minutes = 0;
+    if (body.contains("minutes") && !body["minutes"].is_null()) {
+      if (!body["minutes"].is_number() || body["minutes"].get<double>() < 0 || body["minutes"].get<double>() > 180)
+        bad("minutes", "minutes must be a number from 0 to 180");
+      minutes = body["minutes"].get<double>();
+    }
     const std::int64_t increment = int_field(body, "increment", 0, 180).value_or(0);
     std::string colour = string_field(body, "colour", "random");
     if (colour != "white" && colour != "black" && colour != "random")
@@ -181,7 +187,7 @@ ApiReply OnlineGames::create(const std::string& text, const std::string& client)
     g.id = random_text(10, "abcdefghijkmnopqrstuvwxyz23456789");
     g.rules = rules.name();
     g.fen = fen == "startpos" ? "" : fen;
-    g.initial_ms = minutes * 60000;
+    g.initial_ms = static_cast<std::int64_t>(minutes * 60000 + 0.5);
     g.increment_ms = increment * 1000;
     g.white_ms = g.black_ms = g.initial_ms;
     g.creator = client;

@@ -53,10 +53,11 @@ def import_selenium():
 class Server:
     """`ultima serve --port 0`, its port read from the line it prints."""
 
-    def __init__(self, ultima, cwd, log_path):
-        self.log = open(log_path, 'w')
-        self.proc = subprocess.Popen([ultima, 'serve', '--port', '0'], cwd=cwd, stdout=subprocess.PIPE,
-                                     stderr=self.log, text=True, start_new_session=True)
+    def __init__(self, ultima, cwd, log_path, db, port=0):
+        self.args = (ultima, cwd, log_path, db)
+        self.log = open(log_path, 'a')
+        self.proc = subprocess.Popen([ultima, 'serve', '--port', str(port), '--db', db], cwd=cwd,
+                                     stdout=subprocess.PIPE, stderr=self.log, text=True, start_new_session=True)
         self.port = None
         found = threading.Event()
 
@@ -83,6 +84,21 @@ class Server:
 
     def post_json(self, path, body):
         return json.loads(self.post(path, body))
+
+    def kill_and_restart(self):
+        """SIGKILL, then the server again on the same port and database."""
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait()
+        self.reader.join(10)
+        self.log.close()
+        port = self.port
+        for _ in range(50):
+            try:
+                self.__init__(*self.args, port=port)
+                return
+            except RuntimeError:
+                time.sleep(0.2)
+        raise RuntimeError('the server did not start again on port %d' % port)
 
     def stop(self):
         if self.proc.poll() is None:
@@ -225,6 +241,7 @@ class BoardTest:
         # The bot moved first: Black's first move is the bot's.
         assert self.game_moves()[0][0:2] in ('c3', 'g8', 'h7', 'h8'), self.game_moves()
         self.shot('bot-game')
+        plies = self.moves_shown()
         # Each game against a bot has its own seed, kept in its record's
         # tags: the next game's differs.
         first = self.js('return [S.bot.seed, S.tags.Seed]')
@@ -233,7 +250,7 @@ class BoardTest:
         self.wait(lambda: self.js('return S.bot.seed') != first[0], 'a new seed for the next game')
         second = self.js('return [S.bot.seed, S.tags.Seed]')
         assert isinstance(second[0], int) and second[1] == str(second[0]), second
-        return 'game over after %d plies: %s' % (self.moves_shown(), text)
+        return 'game over after %d plies: %s' % (plies, text)
 
     def illegal_move(self):
         """A clock game: both clocks shown, the running one counts down; a
@@ -274,9 +291,15 @@ class BoardTest:
         # A legal move is played and the bot answers.
         self.click_move('d2d5')
         self.wait(lambda: self.moves_shown() == 2, "the bot's answer")
+        # Resigning asks to be confirmed: the first click only asks.
+        self.el('#resign').click()
+        self.wait(lambda: 'Sure' in self.el('#resign').text, 'the resignation to be confirmed')
+        assert not self.el('#result-banner').is_displayed(), 'resigned on one click'
         self.el('#resign').click()
         self.wait(lambda: self.el('#result-banner').is_displayed(), 'the resignation banner')
         assert '0-1' in self.el('#result-banner').text
+        status = self.el('#status').text
+        assert 'resigned' in status and 'to move' not in status, status
         return 'refused: %s' % refused
 
     def presets(self):
@@ -440,6 +463,64 @@ class BoardTest:
         return '%d plies stepped, graph drawn, saved' % n
 
 
+    def friend_online(self):
+        """Two browsers play each other online: one makes the game (White,
+        15 s, no increment) and the other opens its link and takes Black.
+        Black reloads the page in the middle and the server is killed and
+        started again; then White lets the clock run out. Both pages show
+        the loss on time, and the game's record holds the moves played."""
+        self.open_page()
+        self.select('#opponent-select', 'online')
+        self.select('#online-colour', 'white')
+        self.set_input('#friend-minutes', '0.25')
+        self.set_input('#friend-increment', '0')
+        self.el('#new-game').click()
+        self.wait(lambda: self.el('#online-link').get_attribute('value'), 'the link to share')
+        link = self.el('#online-link').get_attribute('value')
+        game = link.split('#game=')[1]
+        assert self.js('return S.online.seat') == 'white'
+        friend = BoardTest(self.second_browser(), self.server, self.source, self.artifacts)
+        try:
+            friend.d.get(link)
+            friend.wait(lambda: friend.js('return document.body.dataset.ready') == 'true', "the friend's page")
+            friend.wait(lambda: friend.js('return S.online && S.online.seat') == 'black', 'the friend to take Black')
+            self.wait(lambda: self.js('return S.online.state.status') == 'playing', 'White to see the friend come')
+
+            def play(board, move, plies):
+                board.click_move(move)
+                for b in (self, friend):
+                    b.wait(lambda: b.moves_shown() == plies, 'ply %d on both boards' % plies)
+
+            play(self, 'd2d5', 1)
+            play(friend, 'd7d6', 2)
+            play(self, 'e2e5', 3)
+            # A reload keeps the seat, the moves and the clock.
+            friend.d.refresh()
+            friend.wait(lambda: friend.js('return document.body.dataset.ready') == 'true', 'the reloaded page')
+            friend.wait(lambda: friend.js('return S.online && S.online.seat') == 'black', 'the seat after the reload')
+            assert friend.moves_shown() == 3, friend.game_moves()
+            # A server killed and started again loses nothing. The pages'
+            # waiting requests fail meanwhile (and are tried again): errors
+            # the console may show.
+            self.expected_console = ('/api/games/', 'net::ERR_')
+            self.server.kill_and_restart()
+            play(friend, 'e7e6', 4)
+            # White does not move: the server ends the game by time.
+            for b in (self, friend):
+                b.wait(lambda: b.el('#result-banner').is_displayed(), 'the end by time', timeout=60)
+                text = b.el('#result-banner').text
+                assert 'lost on time' in text and '0-1' in text, text
+            friend.shot('friend-online')
+        finally:
+            friend.d.quit()
+        with urllib.request.urlopen(self.server.url + '/api/games/%s.pgn' % game, timeout=30) as r:
+            pgn = r.read().decode()
+        record = self.server.post_json('/api/pgn/parse', {'pgn': pgn})['games'][0]
+        assert record['moves'] == ['d2d5', 'd7d6', 'e2e5', 'e7e6'], record['moves']
+        assert record['result'] == '0-1', record['result']
+        return 'game %s: 4 plies, a reload, a restart, lost on time' % game
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--ultima', required=True)
@@ -461,7 +542,13 @@ def main():
     for old in os.listdir(args.artifacts):
         if old.endswith('.png') or old.endswith('.pgn'):
             os.remove(os.path.join(args.artifacts, old))
-    server = Server(args.ultima, args.source, os.path.join(args.artifacts, 'server.log'))
+    log = os.path.join(args.artifacts, 'server.log')
+    open(log, 'w').close()
+    db = os.path.join(args.artifacts, 'games.sqlite')
+    for old in (db, db + '-wal', db + '-shm'):
+        if os.path.exists(old):
+            os.remove(old)
+    server = Server(args.ultima, args.source, log, db)
     opts = webdriver.ChromeOptions()
     opts.binary_location = chromium
     for a in ('--headless=new', '--no-sandbox', '--disable-dev-shm-usage', '--window-size=1280,960',
@@ -475,7 +562,8 @@ def main():
         driver = webdriver.Chrome(service=Service(chromedriver), options=opts)
         driver.set_page_load_timeout(60)
         t = BoardTest(driver, server, os.path.abspath(args.source), args.artifacts)
-        scenarios = ['illegal_move', 'presets', 'analysis', 'puzzle', 'pgn', 'play_bot_game']
+        t.second_browser = lambda: webdriver.Chrome(service=Service(chromedriver), options=opts)
+        scenarios = ['illegal_move', 'presets', 'analysis', 'puzzle', 'pgn', 'play_bot_game', 'friend_online']
         if args.only:
             scenarios = [s for s in scenarios if s in args.only.split(',')]
         for name in scenarios:
@@ -484,7 +572,10 @@ def main():
                 note = getattr(t, name)()
                 # The page logged no error to the console (a script error, a
                 # failed request) while the scenario ran.
-                errors = [e['message'] for e in driver.get_log('browser') if e.get('level') == 'SEVERE']
+                expected = getattr(t, 'expected_console', None)
+                t.expected_console = None
+                errors = [e['message'] for e in driver.get_log('browser') if e.get('level') == 'SEVERE'
+                          and not (expected and all(part in e['message'] for part in expected))]
                 assert not errors, 'console errors: %s' % errors
                 print('PASS %-14s %5.1f s  %s' % (name, time.monotonic() - t0, note), flush=True)
             except Exception:

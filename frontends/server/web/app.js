@@ -21,7 +21,7 @@ const S = {
   full: null,            // /api/position answer after all moves
   flipped: false,
   selected: null,
-  mode: 'human',         // 'human' | 'bot' | 'puzzle'
+  mode: 'human',         // 'human' | 'bot' | 'online' | 'puzzle'
   gameId: 0,             // bumps on every new game; stale answers are dropped
   result: null,          // {result, text} once the game is over
   tags: {},
@@ -31,6 +31,7 @@ const S = {
   graph: null,           // {gameId, scores: []}
   analysis: null,        // {id, controller, side, running, lines}
   puzzles: [],
+  online: null,          // {id, token, seat, version, state, busy}: a game between browsers
 };
 
 // ---------------------------------------------------------------- helpers
@@ -260,6 +261,15 @@ function canMoveNow() {
     if (S.viewPly !== S.moves.length) return 'go to the last move to play on';
     if (S.bot.thinking || pos.side !== S.bot.humanColor) return 'it is the bot\'s turn';
   }
+  if (S.mode === 'online') {
+    const o = S.online;
+    if (!o.seat) return 'you are watching this game';
+    if (S.result) return 'the game is over';
+    if (o.state && o.state.status === 'waiting') return 'your friend has not opened the link yet';
+    if (S.viewPly !== S.moves.length) return 'go to the last move to play on';
+    if (o.busy || pos.side !== o.seat) return 'it is your friend\'s turn';
+  }
+  if (S.mode === 'human' && S.result) return 'the game is over';
   if (S.mode === 'puzzle') {
     if (S.puzzle.solved) return 'the puzzle is solved';
     if (S.viewPly !== S.moves.length) return 'go to the last move to play on';
@@ -368,6 +378,7 @@ async function showPly(ply, fullChanged) {
   renderStatus();
   highlightMoveList();
   renderGraph();
+  if (S.mode === 'bot') saveBotGame();
   if (S.analysis && S.analysis.running && S.analysis.key !== analysisKey()) startAnalysis();
 }
 
@@ -398,7 +409,9 @@ function renderStatus() {
   const st = $('status');
   if (!pos) return;
   let text;
-  if (pos.status !== 'playing') {
+  if (S.result && S.viewPly === S.moves.length) {
+    text = S.result.text;
+  } else if (pos.status !== 'playing') {
     text = endText(pos);
   } else {
     text = `${cap(pos.side)} to move` + (pos.in_check ? ' — check!' : '');
@@ -407,6 +420,9 @@ function renderStatus() {
         pos.side === S.bot.humanColor ? ' · your move' : '';
     }
     if (S.mode === 'puzzle' && !S.puzzle.solved) text += ' · puzzle ' + S.puzzle.p.id;
+    if (S.mode === 'online' && S.viewPly === S.moves.length && S.online.seat) {
+      text += pos.side === S.online.seat ? ' · your move' : ' · your friend\'s move';
+    }
   }
   st.textContent = text;
   st.dataset.status = pos.status;
@@ -476,6 +492,7 @@ function highlightMoveList() {
 
 async function playMove(m) {
   if (S.mode === 'puzzle') { puzzleMove(m); return; }
+  if (S.mode === 'online') { onlineMove(m); return; }
   const why = canMoveNow();
   if (why) { refuse(`You cannot move now: ${why}.`); return; }
   const mover = S.pos.side;
@@ -484,6 +501,10 @@ async function playMove(m) {
   if (S.mode === 'human') S.graph = null;
   setMessage(m.notation + (m.captures.length ? ` — captured ${m.captures.join(', ')}` : ''), 'info');
   clockMoved(mover);
+  if (S.mode === 'human' && $('auto-flip').checked) {
+    S.flipped = mover === 'white';
+    buildBoard();
+  }
   await showPly(S.moves.length, true);
   afterMove();
 }
@@ -587,6 +608,11 @@ function tickClock() {
   const c = S.clock;
   if (!c || !c.timer) return;
   const left = c[c.side] - (performance.now() - c.since);
+  if (left <= 0 && !S.result && c.server) {
+    // The server decides: its answer comes with the long poll.
+    renderClocks();
+    return;
+  }
   if (left <= 0 && !S.result) {
     c[c.side] = 0;
     c.since = performance.now();
@@ -598,6 +624,7 @@ function tickClock() {
     stopClock();
     setBusy(false);
     renderStatus();
+    saveBotGame();
   }
   renderClocks();
 }
@@ -609,6 +636,7 @@ function renderClocks() {
     const time = el.querySelector('.clock-time');
     let who = cap(color);
     if (S.mode === 'bot' && S.bot) who += color === S.bot.humanColor ? ' · you' : ` · ${S.bot.name}`;
+    if (S.mode === 'online' && S.online && S.online.seat) who += color === S.online.seat ? ' · you' : ' · your friend';
     name.textContent = who;
     const c = S.clock;
     if (!c) {
@@ -641,6 +669,7 @@ async function newGame() {
   const rules = $('rules-select').value;
   const fen = $('fen-input').value.trim();
   const opponent = $('opponent-select').value;
+  if (opponent === 'online') { newOnlineGame(rules, fen); return; }
   // Check the start position before anything changes.
   try {
     const body = { rules, moves: [] };
@@ -678,8 +707,12 @@ async function newGame() {
     setMessage(`New game against ${S.bot.name} (Elo ${S.bot.elo ?? '?'}); you play ${cap(S.bot.humanColor)}.`, 'info');
     afterMove();
   } else {
+    const minutes = Number($('friend-minutes').value) || 0;
+    if (minutes > 0) startClock(minutes, Number($('friend-increment').value) || 0, S.full.side);
     setMessage('New game: both sides move on this board.', 'info');
   }
+  history.replaceState(null, '', location.pathname);
+  saveBotGame();
 }
 
 function resetGame(rules, fen, moves) {
@@ -697,6 +730,8 @@ function resetGame(rules, fen, moves) {
   S.graph = null;
   S.puzzle = null;
   S.bot = null;
+  S.online = null;
+  $('online-box').hidden = true;
   setBusy(false);
   const rs = $('rules-select');
   if (![...rs.options].some((o) => o.value === rules)) {
@@ -710,8 +745,40 @@ function resetGame(rules, fen, moves) {
   $('graph-status').textContent = '';
 }
 
+// A button that acts on its second click within four seconds (resigning
+// is not undone).
+function confirmThen(button, action) {
+  if (button.classList.contains('confirm')) {
+    button.classList.remove('confirm');
+    button.textContent = button.dataset.label;
+    action();
+    return;
+  }
+  button.dataset.label = button.textContent;
+  button.textContent = 'Sure? Click again';
+  button.classList.add('confirm');
+  setTimeout(() => {
+    if (!button.classList.contains('confirm')) return;
+    button.classList.remove('confirm');
+    button.textContent = button.dataset.label;
+  }, 4000);
+}
+
 function resign() {
-  if (S.mode !== 'bot' || S.result) return;
+  if (S.result) return;
+  if (S.mode === 'online') { onlineAction('resign'); return; }
+  if (S.mode === 'human') {
+    const loser = S.full.side;
+    const winner = other(loser);
+    S.result = {
+      result: winner === 'white' ? '1-0' : '0-1',
+      text: `${cap(loser)} resigned — ${cap(winner)} wins · ${winner === 'white' ? '1-0' : '0-1'}`,
+    };
+    stopClock();
+    showPly(S.moves.length, false);
+    return;
+  }
+  if (S.mode !== 'bot') return;
   const winner = other(S.bot.humanColor);
   S.result = {
     result: winner === 'white' ? '1-0' : '0-1',
@@ -721,6 +788,246 @@ function resign() {
   stopClock();
   setBusy(false);
   showPly(S.moves.length, false);
+  saveBotGame();
+}
+
+// The side to move after the first `ply` moves.
+function sideAt(ply) {
+  return (S.moves.length - ply) % 2 === 0 ? S.full.side : other(S.full.side);
+}
+
+// Back to the player's last move: against a bot, the bot's reply (or the
+// search on its way) and the player's move; on one board, one move. Online
+// it is asked of the friend.
+function takeBack() {
+  if (S.mode === 'online') {
+    const o = S.online;
+    onlineAction(o.state && o.state.takeback_offer === other(o.seat) ? 'accept-takeback' : 'offer-takeback');
+    return;
+  }
+  if (!S.full || S.moves.length === 0 || (S.mode !== 'bot' && S.mode !== 'human')) return;
+  let n = S.moves.length - 1;
+  if (S.mode === 'bot') {
+    while (n > 0 && sideAt(n) !== S.bot.humanColor) --n;
+    if (sideAt(n) !== S.bot.humanColor) { refuse('There is no move of yours to take back.'); return; }
+  }
+  const c = S.clock;
+  if (c && c.timer) {                    // the clock goes on for the side to move again
+    const now = performance.now();
+    c[c.side] -= now - c.since;
+    c.since = now;
+    c.side = sideAt(n);
+  }
+  ++S.gameId;                            // drop the bot's answer, if one is on its way
+  setBusy(false);
+  S.moves = S.moves.slice(0, n);
+  S.result = null;
+  S.graph = null;
+  setMessage('Taken back.', 'info');
+  showPly(n, true);
+}
+
+// ---------------------------------------------------------------- a game against a bot survives a reload
+
+const BOT_GAME_KEY = 'ultima-bot-game';
+
+function saveBotGame() {
+  try {
+    if (S.mode !== 'bot' || !S.bot) { localStorage.removeItem(BOT_GAME_KEY); return; }
+    const c = S.clock;
+    const clock = c ? {
+      white: c.white - (c.timer && c.side === 'white' ? performance.now() - c.since : 0),
+      black: c.black - (c.timer && c.side === 'black' ? performance.now() - c.since : 0),
+      inc: c.inc, running: !!c.timer,
+    } : null;
+    localStorage.setItem(BOT_GAME_KEY, JSON.stringify({
+      rules: S.rules, fen: S.startFen, moves: S.moves, tags: S.tags, result: S.result, clock,
+      bot: { name: S.bot.name, elo: S.bot.elo, humanColor: S.bot.humanColor, timeMode: S.bot.timeMode,
+        movetime: S.bot.movetime, seed: S.bot.seed },
+    }));
+  } catch (e) { /* storage full or off: the game goes on unsaved */ }
+}
+
+async function restoreBotGame() {
+  let g;
+  try { g = JSON.parse(localStorage.getItem(BOT_GAME_KEY) || 'null'); } catch (e) { g = null; }
+  if (!g || !g.bot || !Array.isArray(g.moves)) return false;
+  resetGame(g.rules, g.fen || null, g.moves);
+  S.mode = 'bot';
+  S.bot = Object.assign({ thinking: false }, g.bot);
+  S.tags = g.tags || {};
+  S.result = g.result || null;
+  S.flipped = S.bot.humanColor === 'black';
+  buildBoard();
+  try {
+    await showPly(g.moves.length, true);
+  } catch (e) { return false; }
+  if (!S.full) { localStorage.removeItem(BOT_GAME_KEY); return false; }
+  if (g.clock) {
+    S.clock = { white: g.clock.white, black: g.clock.black, inc: g.clock.inc, side: S.full.side,
+      since: performance.now(), timer: null };
+    if (g.clock.running && !S.result) S.clock.timer = setInterval(tickClock, 100);
+    renderClocks();
+  }
+  setMessage(`Your game against ${S.bot.name} goes on where it was.`, 'info');
+  if (!S.result) afterMove();
+  return true;
+}
+
+// ---------------------------------------------------------------- a friend online
+
+function seatToken(id) {
+  try { return localStorage.getItem('ultima-seat-' + id); } catch (e) { return null; }
+}
+function keepSeat(id, token) {
+  try { localStorage.setItem('ultima-seat-' + id, token); } catch (e) { /* the seat lasts this page only */ }
+}
+
+async function newOnlineGame(rules, fen) {
+  const body = {
+    rules, colour: $('online-colour').value,
+    minutes: Math.max(0, Number($('friend-minutes').value) || 0),
+    increment: Math.round(Number($('friend-increment').value) || 0),
+  };
+  if (fen) body.fen = fen;
+  let made;
+  try {
+    made = await api('/api/games/new', body);
+  } catch (e) {
+    refuse('The game could not be made: ' + e.message);
+    return;
+  }
+  keepSeat(made.id, made.token);
+  history.replaceState(null, '', '#game=' + made.id);
+  await openOnlineGame(made.id, made.game);
+  setMessage('Send the link to your friend; the game starts when it is opened.', 'info');
+}
+
+// Opens a game between browsers: as its seat when this browser holds its
+// token, taking the free seat when there is one, else watching.
+async function openOnlineGame(id, first) {
+  stopAnalysis();
+  let token = seatToken(id);
+  let state = first;
+  try {
+    if (!state) state = await api('/api/games/state', { id, token: token || '' });
+    if (!state.you && state.status === 'waiting') {
+      const joined = await api('/api/games/join', { id });
+      keepSeat(id, joined.token);
+      token = joined.token;
+      state = joined.game;
+    }
+  } catch (e) {
+    setMessage('That game cannot be opened: ' + e.message, 'error');
+    return;
+  }
+  resetGame(state.rules, state.fen || null, state.moves.slice());
+  S.mode = 'online';
+  S.online = { id, token: state.you ? token : null, seat: state.you, version: -1, state: null, busy: false };
+  S.flipped = state.you === 'black';
+  S.tags = { Event: 'Ultima online game', White: 'White', Black: 'Black', GameId: id };
+  buildBoard();
+  $('online-box').hidden = false;
+  $('online-link').value = location.origin + location.pathname + '#game=' + id;
+  $('online-pgn').href = '/api/games/' + id + '.pgn';
+  await applyOnline(state);
+  setMessage(state.you ? `You play ${cap(state.you)}.` : 'You are watching this game.', 'info');
+  pollOnline(S.gameId);
+}
+
+function onlineEndText(state) {
+  if (state.status === 'aborted') return 'Game aborted';
+  const winner = state.result === '1-0' ? 'white' : state.result === '0-1' ? 'black' : null;
+  if (state.termination === 'time') return `${cap(other(winner))} lost on time — ${cap(winner)} wins · ${state.result}`;
+  if (state.termination === 'resignation') return `${cap(other(winner))} resigned — ${cap(winner)} wins · ${state.result}`;
+  if (state.termination === 'agreement') return 'Draw by agreement · 1/2-1/2';
+  return null;                           // a rules end: the position says it
+}
+
+// Shows the server's game, unless an answer already shown is newer.
+async function applyOnline(state) {
+  const o = S.online;
+  if (!o || state.id !== o.id || state.version <= o.version) return;
+  o.version = state.version;
+  o.state = state;
+  S.moves = state.moves.slice();
+  stopClock();
+  S.clock = null;
+  if (state.clock) {
+    const running = state.clock.running;
+    S.clock = { white: state.clock.white_ms, black: state.clock.black_ms, inc: state.clock.increment_ms,
+      side: running || 'white', since: performance.now(), timer: null, server: true };
+    if (running) S.clock.timer = setInterval(tickClock, 100);
+  }
+  const text = state.status === 'over' || state.status === 'aborted' ? onlineEndText(state) : null;
+  S.result = text ? { result: state.result || '*', text } : null;
+  await showPly(S.moves.length, true);
+  renderOnline();
+}
+
+function renderOnline() {
+  const o = S.online;
+  if (!o || !o.state) return;
+  const st = o.state;
+  const playing = st.status === 'playing';
+  const seated = !!o.seat;
+  let status = seated ? `You play ${cap(o.seat)}.` : 'You are watching.';
+  if (st.status === 'waiting') status += ' Waiting for your friend to open the link…';
+  if (!st.seats.white || !st.seats.black) status += '';
+  $('online-status').textContent = status;
+  $('online-status').dataset.status = st.status;
+  const offer = seated && playing && (st.draw_offer === other(o.seat) ? 'draw' : st.takeback_offer === other(o.seat) ? 'takeback' : null);
+  $('online-offer').hidden = !offer;
+  $('online-offer').dataset.kind = offer || '';
+  $('online-offer-text').textContent = offer === 'draw' ? 'Your friend offers a draw.' :
+    offer === 'takeback' ? 'Your friend asks to take back a move.' : '';
+  $('offer-draw').hidden = !(seated && playing);
+  $('offer-draw').disabled = st.draw_offer === o.seat;
+  $('abort').hidden = !(seated && (st.status === 'waiting' || playing) && st.moves.length < 2);
+  $('resign').hidden = !(seated && playing);
+  $('takeback').hidden = !(seated && playing);
+  $('takeback').disabled = st.takeback_offer === o.seat;
+}
+
+async function pollOnline(gameId) {
+  while (S.gameId === gameId && S.online) {
+    const o = S.online;
+    try {
+      const state = await api('/api/games/wait', { id: o.id, version: o.version, token: o.token || '' });
+      if (S.gameId !== gameId) return;
+      await applyOnline(state);
+    } catch (e) {
+      if (S.gameId !== gameId) return;
+      $('online-status').textContent = 'The server does not answer; trying again…';
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
+}
+
+async function onlineMove(m) {
+  const why = canMoveNow();
+  if (why) { refuse(`You cannot move now: ${why}.`); return; }
+  const o = S.online;
+  o.busy = true;
+  try {
+    const state = await api('/api/games/act', { id: o.id, token: o.token, action: 'move', move: m.move, ply: S.moves.length });
+    setMessage(m.notation + (m.captures.length ? ` — captured ${m.captures.join(', ')}` : ''), 'info');
+    o.busy = false;
+    await applyOnline(state);
+  } catch (e) {
+    o.busy = false;
+    refuse('The move was refused: ' + e.message);
+  }
+}
+
+async function onlineAction(action) {
+  const o = S.online;
+  if (!o || !o.seat) return;
+  try {
+    await applyOnline(await api('/api/games/act', { id: o.id, token: o.token, action }));
+  } catch (e) {
+    refuse(e.message);
+  }
 }
 
 // ---------------------------------------------------------------- analysis
@@ -1270,7 +1577,11 @@ function setTab(name) {
 }
 
 function syncOptions() {
-  $('bot-options').hidden = $('opponent-select').value !== 'bot';
+  const opponent = $('opponent-select').value;
+  $('bot-options').hidden = opponent !== 'bot';
+  $('friend-options').hidden = opponent === 'bot';
+  $('online-colour-label').hidden = opponent !== 'online';
+  $('auto-flip-label').hidden = opponent !== 'human';
   const clock = $('time-mode').value === 'clock';
   $('clock-options').hidden = !clock;
   $('movetime-options').hidden = clock;
@@ -1328,7 +1639,17 @@ async function init() {
   syncOptions();
   for (const t of document.querySelectorAll('#tabs .tab')) t.addEventListener('click', () => setTab(t.dataset.tab));
   $('new-game').addEventListener('click', newGame);
-  $('resign').addEventListener('click', resign);
+  $('resign').addEventListener('click', () => { if (!S.result) confirmThen($('resign'), resign); });
+  $('takeback').addEventListener('click', takeBack);
+  $('offer-draw').addEventListener('click', () => onlineAction('offer-draw'));
+  $('abort').addEventListener('click', () => onlineAction('abort'));
+  $('offer-accept').addEventListener('click', () => onlineAction('accept-' + $('online-offer').dataset.kind));
+  $('offer-decline').addEventListener('click', () => onlineAction('decline-' + $('online-offer').dataset.kind));
+  $('online-link').addEventListener('focus', () => $('online-link').select());
+  window.addEventListener('hashchange', () => {
+    const m = /^#game=([a-z0-9]+)$/.exec(location.hash);
+    if (m && (!S.online || S.online.id !== m[1])) openOnlineGame(m[1]);
+  });
   $('flip').addEventListener('click', () => { S.flipped = !S.flipped; buildBoard(); });
   $('nav-first').addEventListener('click', () => showPly(0, false));
   $('nav-prev').addEventListener('click', () => showPly(S.viewPly - 1, false));
@@ -1360,11 +1681,16 @@ async function init() {
   $('puzzle-hint').addEventListener('click', puzzleHint);
   document.addEventListener('keydown', onKey);
 
-  resetGame(rs.value, null, []);
-  S.mode = 'human';
-  buildBoard();
-  await showPly(0, true);
-  setMessage('Click a piece to see its moves; pick a bot and press Start to play.', 'info');
+  const link = /^#game=([a-z0-9]+)$/.exec(location.hash);
+  if (link) {
+    await openOnlineGame(link[1]);
+  } else if (!(await restoreBotGame())) {
+    resetGame(rs.value, null, []);
+    S.mode = 'human';
+    buildBoard();
+    await showPly(0, true);
+    setMessage('Click a piece to see its moves; pick a bot and press Start to play.', 'info');
+  }
   document.body.dataset.ready = 'true';
 }
 
