@@ -250,6 +250,7 @@ ServerApi::ServerApi(ServerOptions options, NetworkFactory networks)
   } catch (const std::exception& e) {
     puzzles_error_ = e.what();
   }
+  trainer_ = std::make_unique<PuzzleTrainer>(*store_, puzzles_);
 }
 
 ServerApi::~ServerApi() = default;
@@ -476,35 +477,84 @@ ApiReply ServerApi::analyze_stop(const std::string& request) {
 
 // ---- puzzles
 
+namespace {
+
+json puzzle_json(const Puzzle& p, PuzzleTrainer& trainer) {
+  json j;
+  j["id"] = p.id;
+  j["rules"] = p.rules.name();
+  j["fen"] = p.fen;
+  j["side"] = p.fen.find(" b") != std::string::npos ? "black" : "white";
+  try {
+    j["side"] = color_name(Position::from_fen(p.fen, p.rules).side_to_move());
+  } catch (const std::exception&) {
+  }
+  j["kind"] = puzzle_kind_name(p.kind);
+  if (p.kind == PuzzleKind::kMate) j["mate_in"] = p.mate_in;
+  j["rating"] = p.rating;
+  j["rating_elo"] = p.rating_elo;
+  j["tags"] = p.tags;
+  j["moves_to_find"] = (p.solution.size() + 1) / 2;
+  const PuzzleRating r = trainer.rating_of(p);
+  j["learnt_rating"] = std::lround(r.rating);
+  j["attempts"] = r.attempts;
+  return j;
+}
+
+json player_json(const StoredPlayer& p) {
+  return {{"rating", std::lround(p.rating)}, {"rd", std::lround(p.rd)}, {"streak", p.streak},
+          {"best_streak", p.best_streak}, {"attempts", p.attempts}, {"solved", p.solved}};
+}
+
+}  // namespace
+
 ApiReply ServerApi::puzzles() const {
   return guarded([&] {
     if (!puzzles_error_.empty()) bad("", "the puzzle file cannot be read: " + puzzles_error_, 500);
     json list = json::array();
-    for (const Puzzle& p : puzzles_) {
-      json j;
-      j["id"] = p.id;
-      j["rules"] = p.rules.name();
-      j["fen"] = p.fen;
-      j["side"] = p.fen.find(" b") != std::string::npos ? "black" : "white";
-      try {
-        j["side"] = color_name(Position::from_fen(p.fen, p.rules).side_to_move());
-      } catch (const std::exception&) {
-      }
-      j["kind"] = puzzle_kind_name(p.kind);
-      if (p.kind == PuzzleKind::kMate) j["mate_in"] = p.mate_in;
-      j["rating"] = p.rating;
-      j["rating_elo"] = p.rating_elo;
-      j["tags"] = p.tags;
-      j["moves_to_find"] = (p.solution.size() + 1) / 2;
-      list.push_back(j);
-    }
+    for (const Puzzle& p : puzzles_) list.push_back(puzzle_json(p, *trainer_));
     return reply_json({{"puzzles", list}});
   });
 }
 
-ApiReply ServerApi::puzzle_check(const std::string& request) const {
+ApiReply ServerApi::player_new(const std::string& request) {
   return guarded([&] {
-    const json body = parse_body(request, {"id", "moves"});
+    parse_body(request, {});
+    const StoredPlayer p = trainer_->new_player();
+    return reply_json({{"token", p.token}, {"player", player_json(p)}});
+  });
+}
+
+ApiReply ServerApi::player_state(const std::string& request) {
+  return guarded([&] {
+    const json body = parse_body(request, {"token"});
+    const std::optional<StoredPlayer> p = trainer_->player(string_field(body, "token", ""));
+    if (!p) bad("token", "no player with this token (POST /api/players/new makes one)", 404);
+    return reply_json({{"player", player_json(*p)}});
+  });
+}
+
+ApiReply ServerApi::puzzle_next(const std::string& request) {
+  return guarded([&] {
+    if (!puzzles_error_.empty()) bad("", "the puzzle file cannot be read: " + puzzles_error_, 500);
+    const json body = parse_body(request, {"token", "tag"});
+    const std::optional<StoredPlayer> p = trainer_->player(string_field(body, "token", ""));
+    if (!p) bad("token", "no player with this token (POST /api/players/new makes one)", 404);
+    const Puzzle* next = trainer_->next(*p, string_field(body, "tag", ""));
+    json out;
+    out["player"] = player_json(*p);
+    out["puzzle"] = next ? puzzle_json(*next, *trainer_) : json();
+    return reply_json(out);
+  });
+}
+
+ApiReply ServerApi::puzzle_check(const std::string& request) {
+  return guarded([&] {
+    const json body = parse_body(request, {"id", "moves", "token"});
+    const std::string token = string_field(body, "token", "");
+    std::optional<StoredPlayer> player;
+    if (!token.empty() && !(player = trainer_->player(token)))
+      bad("token", "no player with this token (POST /api/players/new makes one)", 404);
     const std::string id = string_field(body, "id", "");
     if (!body.contains("id")) bad("id", "id: missing (a puzzle id from /api/puzzles)");
     const auto it = std::find_if(puzzles_.begin(), puzzles_.end(), [&](const Puzzle& p) { return p.id == id; });
@@ -519,6 +569,15 @@ ApiReply ServerApi::puzzle_check(const std::string& request) const {
     out["correct"] = true;
     out["solved"] = false;
     out["reply"] = nullptr;
+    // A player's attempt ends at its first wrong move or at the solution;
+    // its first attempt at this puzzle is rated.
+    auto rated = [&](bool solved) {
+      if (!player) return reply_json(out);
+      const PuzzleTrainer::Outcome o = trainer_->attempt(token, p, solved);
+      out["rating"] = {{"rated", o.rated}, {"player", player_json(o.player)}, {"delta", std::lround(o.delta)},
+                       {"puzzle_rating", std::lround(o.puzzle.rating)}};
+      return reply_json(out);
+    };
     for (std::size_t i = 0; i < moves.size(); ++i) {
       const Move& m = played.moves[i];
       const Move& expected = p.solution[i];
@@ -529,16 +588,17 @@ ApiReply ServerApi::puzzle_check(const std::string& request) const {
         // Another move that wins at once (a mate) is as good as the solution's.
         if (Position before = played.positions[i]; wins_at_once(before, m)) {
           out["solved"] = true;
-          return reply_json(out);
+          return rated(true);
         }
         out["correct"] = false;
         out["expected"] = to_coordinate(expected);
-        return reply_json(out);
+        return rated(false);
       }
     }
     out["solved"] = moves.size() == p.solution.size();
     if (moves.size() % 2 == 1 && moves.size() < p.solution.size())
       out["reply"] = to_coordinate(p.solution[moves.size()]);
+    if (out["solved"] == true) return rated(true);
     return reply_json(out);
   });
 }

@@ -21,6 +21,7 @@
 #include "frontends/analysis/analysis.h"
 #include "frontends/server/api_reply.h"
 #include "frontends/server/online.h"
+#include "frontends/server/puzzle_trainer.h"
 #include "frontends/server/server.h"
 #include "frontends/server/store.h"
 
@@ -68,7 +69,10 @@ class ServerApi {
   ApiReply bot_move(const std::string& body);           // POST /api/bot-move
   AnalysisStart analyze(const std::string& body);       // POST /api/analyze
   ApiReply analyze_stop(const std::string& body);       // POST /api/analyze/stop
-  ApiReply puzzle_check(const std::string& body) const;  // POST /api/puzzles/check
+  ApiReply puzzle_check(const std::string& body);       // POST /api/puzzles/check
+  ApiReply puzzle_next(const std::string& body);        // POST /api/puzzles/next
+  ApiReply player_new(const std::string& body);         // POST /api/players/new
+  ApiReply player_state(const std::string& body);       // POST /api/players/state
   ApiReply pgn_parse(const std::string& body) const;    // POST /api/pgn/parse
   ApiReply pgn_write(const std::string& body) const;    // POST /api/pgn/write
 
@@ -93,6 +97,7 @@ class ServerApi {
   std::unique_ptr<AnalysisService> service_;
   std::unique_ptr<Store> store_;
   std::unique_ptr<OnlineGames> online_;
+  std::unique_ptr<PuzzleTrainer> trainer_;  // over puzzles_
   std::vector<Bot> catalogue_;
   std::string catalogue_error_;
   std::vector<Puzzle> puzzles_;

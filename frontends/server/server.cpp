@@ -176,6 +176,9 @@ class WebServer::Impl {
     http_.Post("/api/analyze", [this](const httplib::Request& req, httplib::Response& res) { analyze(req, res); });
     http_.Post("/api/analyze/stop", route(&ServerApi::analyze_stop));
     http_.Post("/api/puzzles/check", route(&ServerApi::puzzle_check));
+    http_.Post("/api/puzzles/next", route(&ServerApi::puzzle_next));
+    http_.Post("/api/players/new", route(&ServerApi::player_new));
+    http_.Post("/api/players/state", route(&ServerApi::player_state));
     http_.Post("/api/pgn/parse", route(&ServerApi::pgn_parse));
     http_.Post("/api/pgn/write", route(&ServerApi::pgn_write));
     // Games between browsers (online.h).

@@ -42,6 +42,37 @@ CREATE TABLE moves (
   PRIMARY KEY (game_id, ply)
 ) WITHOUT ROWID;
 )sql",
+    // 2: the puzzle trainer: players, puzzle ratings, attempts.
+    R"sql(
+CREATE TABLE players (
+  token TEXT PRIMARY KEY,
+  created_ms INTEGER NOT NULL,
+  rating REAL NOT NULL,
+  rd REAL NOT NULL,
+  vol REAL NOT NULL,
+  streak INTEGER NOT NULL DEFAULT 0,
+  best_streak INTEGER NOT NULL DEFAULT 0,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  solved INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE puzzle_ratings (
+  puzzle TEXT PRIMARY KEY,
+  rating REAL NOT NULL,
+  rd REAL NOT NULL,
+  vol REAL NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  solved INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE puzzle_attempts (
+  player TEXT NOT NULL REFERENCES players (token),
+  puzzle TEXT NOT NULL,
+  solved INTEGER NOT NULL,
+  at_ms INTEGER NOT NULL,
+  player_rating REAL NOT NULL,
+  puzzle_rating REAL NOT NULL,
+  PRIMARY KEY (player, puzzle)
+) WITHOUT ROWID;
+)sql",
 };
 static_assert(std::size(kSteps) == Store::kSchemaVersion, "one step per schema version");
 
@@ -60,6 +91,11 @@ class Statement {
       fail("bind");
     return *this;
   }
+  Statement& bind(int i, double x) {
+    if (sqlite3_bind_double(stmt_, i, x) != SQLITE_OK) fail("bind");
+    return *this;
+  }
+  Statement& bind(int i, int n) { return bind(i, static_cast<std::int64_t>(n)); }
   Statement& bind(int i, std::int64_t n) {
     if (sqlite3_bind_int64(stmt_, i, n) != SQLITE_OK) fail("bind");
     return *this;
@@ -80,6 +116,7 @@ class Statement {
     return p ? std::string(p, static_cast<std::size_t>(sqlite3_column_bytes(stmt_, column))) : std::string();
   }
   std::int64_t integer(int column) const { return sqlite3_column_int64(stmt_, column); }
+  double real(int column) const { return sqlite3_column_double(stmt_, column); }
 
  private:
   [[noreturn]] void fail(const char* what) {
@@ -239,6 +276,109 @@ int Store::open_games_of(const std::string& creator) {
   Statement count(db_, "SELECT COUNT(*) FROM games WHERE creator = ?1 AND status IN ('waiting', 'playing')", path_);
   count.bind(1, creator);
   return count.step() ? static_cast<int>(count.integer(0)) : 0;
+}
+
+namespace {
+
+void write_player(Statement& row, const StoredPlayer& p) {
+  row.bind(1, p.token).bind(2, p.created_ms).bind(3, p.rating).bind(4, p.rd).bind(5, p.vol);
+  row.bind(6, p.streak).bind(7, p.best_streak).bind(8, p.attempts).bind(9, p.solved);
+  row.step();
+}
+
+const char* const kPutPlayer =
+    "INSERT INTO players (token, created_ms, rating, rd, vol, streak, best_streak, attempts, solved) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT (token) DO UPDATE SET rating = ?3, rd = ?4, "
+    "vol = ?5, streak = ?6, best_streak = ?7, attempts = ?8, solved = ?9";
+
+}  // namespace
+
+std::optional<StoredPlayer> Store::player(const std::string& token) {
+  std::lock_guard lock(mutex_);
+  Statement row(db_,
+                "SELECT token, created_ms, rating, rd, vol, streak, best_streak, attempts, solved FROM players "
+                "WHERE token = ?1",
+                path_);
+  row.bind(1, token);
+  if (!row.step()) return std::nullopt;
+  StoredPlayer p;
+  p.token = row.text(0);
+  p.created_ms = row.integer(1);
+  p.rating = row.real(2);
+  p.rd = row.real(3);
+  p.vol = row.real(4);
+  p.streak = static_cast<int>(row.integer(5));
+  p.best_streak = static_cast<int>(row.integer(6));
+  p.attempts = static_cast<int>(row.integer(7));
+  p.solved = static_cast<int>(row.integer(8));
+  return p;
+}
+
+void Store::put_player(const StoredPlayer& player) {
+  std::lock_guard lock(mutex_);
+  Statement row(db_, kPutPlayer, path_);
+  write_player(row, player);
+}
+
+std::vector<PuzzleRating> Store::puzzle_ratings() {
+  std::lock_guard lock(mutex_);
+  Statement rows(db_, "SELECT puzzle, rating, rd, vol, attempts, solved FROM puzzle_ratings", path_);
+  std::vector<PuzzleRating> out;
+  while (rows.step()) {
+    PuzzleRating r;
+    r.puzzle = rows.text(0);
+    r.rating = rows.real(1);
+    r.rd = rows.real(2);
+    r.vol = rows.real(3);
+    r.attempts = static_cast<int>(rows.integer(4));
+    r.solved = static_cast<int>(rows.integer(5));
+    out.push_back(r);
+  }
+  return out;
+}
+
+std::vector<std::string> Store::attempted_by(const std::string& token) {
+  std::lock_guard lock(mutex_);
+  Statement rows(db_, "SELECT puzzle FROM puzzle_attempts WHERE player = ?1", path_);
+  rows.bind(1, token);
+  std::vector<std::string> out;
+  while (rows.step()) out.push_back(rows.text(0));
+  return out;
+}
+
+bool Store::record_attempt(const StoredPlayer& player, const PuzzleRating& puzzle, bool solved, std::int64_t at_ms) {
+  std::lock_guard lock(mutex_);
+  exec("BEGIN IMMEDIATE");
+  try {
+    Statement seen(db_, "SELECT 1 FROM puzzle_attempts WHERE player = ?1 AND puzzle = ?2", path_);
+    seen.bind(1, player.token).bind(2, puzzle.puzzle);
+    if (seen.step()) {
+      exec("ROLLBACK");
+      return false;
+    }
+    Statement p(db_, kPutPlayer, path_);
+    write_player(p, player);
+    Statement r(db_,
+                "INSERT INTO puzzle_ratings (puzzle, rating, rd, vol, attempts, solved) VALUES (?1, ?2, ?3, ?4, "
+                "?5, ?6) ON CONFLICT (puzzle) DO UPDATE SET rating = ?2, rd = ?3, vol = ?4, attempts = ?5, "
+                "solved = ?6",
+                path_);
+    r.bind(1, puzzle.puzzle).bind(2, puzzle.rating).bind(3, puzzle.rd).bind(4, puzzle.vol);
+    r.bind(5, puzzle.attempts).bind(6, puzzle.solved);
+    r.step();
+    Statement a(db_,
+                "INSERT INTO puzzle_attempts (player, puzzle, solved, at_ms, player_rating, puzzle_rating) "
+                "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                path_);
+    a.bind(1, player.token).bind(2, puzzle.puzzle).bind(3, solved ? 1 : 0).bind(4, at_ms);
+    a.bind(5, player.rating).bind(6, puzzle.rating);
+    a.step();
+    exec("COMMIT");
+    return true;
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
 }
 
 std::vector<std::string> Store::game_ids(int limit) {

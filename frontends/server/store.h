@@ -52,10 +52,28 @@ struct StoredGame {
   std::vector<std::string> moves;   // coordinate form
 };
 
+// An anonymous player of the puzzle trainer, known by the token its
+// browser keeps: a Glicko-2 rating and streaks.
+struct StoredPlayer {
+  std::string token;
+  std::int64_t created_ms = 0;
+  double rating = 1500, rd = 350, vol = 0.06;
+  int streak = 0, best_streak = 0;  // puzzles solved in a row: now, and the most
+  int attempts = 0, solved = 0;
+};
+
+// A puzzle's Glicko-2 rating as attempts teach it.
+struct PuzzleRating {
+  std::string puzzle;
+  double rating = 1500, rd = 300, vol = 0.06;
+  int attempts = 0, solved = 0;
+};
+
 class Store {
  public:
-  // The schema this program writes; the first version is 1.
-  static constexpr int kSchemaVersion = 1;
+  // The schema this program writes: 1 games between browsers, 2 the puzzle
+  // trainer's players, puzzle ratings and attempts.
+  static constexpr int kSchemaVersion = 2;
 
   // Opens (making it when missing) the database at `path` and brings its
   // schema to `schema_version` (tests make older files with a smaller one).
@@ -78,6 +96,19 @@ class Store {
   int open_games_of(const std::string& creator);
   // The ids of every game, newest first, at most `limit`.
   std::vector<std::string> game_ids(int limit);
+
+  // The player of this token, or nothing.
+  std::optional<StoredPlayer> player(const std::string& token);
+  // Writes a player's row (a new one, or its new rating).
+  void put_player(const StoredPlayer& player);
+  // Every puzzle rating learnt so far, by puzzle id.
+  std::vector<PuzzleRating> puzzle_ratings();
+  // The puzzles this player has attempted.
+  std::vector<std::string> attempted_by(const std::string& token);
+  // One attempt, the first of this player at this puzzle, with the ratings
+  // it led to, in one transaction; false (and nothing written) when the
+  // player had attempted it before.
+  bool record_attempt(const StoredPlayer& player, const PuzzleRating& puzzle, bool solved, std::int64_t at_ms);
 
  private:
   void exec(const char* sql);

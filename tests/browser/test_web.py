@@ -405,6 +405,53 @@ class BoardTest:
         self.shot('puzzle')
         return '%s solved (%s)' % (chosen['id'], ' '.join(chosen['solution']))
 
+    def puzzle_rating(self):
+        """The puzzle trainer: two puzzles from 'Next puzzle at my level'
+        solved raise the player's rating and make a streak of two; a wrong
+        first move at the third lowers the rating and ends the streak."""
+        path = os.path.join(self.source, 'configs', 'puzzles', 'puzzles.jsonl')
+        with open(path) as f:
+            puzzles = {p['id']: p for p in (json.loads(line) for line in f if line.strip())}
+        self.open_page()
+        self.tab('puzzles')
+        player = self.el('#puzzle-player')
+        self.wait(lambda: player.get_attribute('data-rating'), 'the player and its rating')
+        rating = lambda: int(player.get_attribute('data-rating'))  # noqa: E731
+        streak = lambda: int(player.get_attribute('data-streak'))  # noqa: E731
+        start = self.js('return S.player.streak')
+        seen = []
+
+        def next_puzzle():
+            self.el('#puzzle-next').click()
+            self.wait(lambda: self.js('return S.puzzle && S.puzzle.p.id') not in seen + [None] and
+                      self.el('#puzzle-status').get_attribute('data-state') == 'playing', 'the next puzzle')
+            seen.append(self.js('return S.puzzle.p.id'))
+            return puzzles[seen[-1]]
+
+        ratings = [rating()]
+        for k in range(2):
+            p = next_puzzle()
+            solution = p['solution']
+            for i in range(0, len(solution), 2):
+                self.click_move(solution[i])
+                self.wait(lambda: self.moves_shown() >= i + 1, 'the move played')
+                if i + 1 < len(solution):
+                    self.wait(lambda: self.moves_shown() == i + 2, 'the reply')
+            self.wait(lambda: self.el('#puzzle-status').get_attribute('data-state') == 'solved', 'solved')
+            self.wait(lambda: rating() > ratings[-1], 'the rating to rise after %s' % p['id'])
+            ratings.append(rating())
+            assert streak() == start + k + 1, (streak(), start, k)
+        p = next_puzzle()
+        pos = self.server.post_json('/api/position', {'rules': p['rules'], 'fen': p['fen'], 'moves': []})
+        wrong = next(m['move'] for m in pos['legal'] if m['move'] != p['solution'][0] and
+                     not self.server.post_json('/api/puzzles/check', {'id': p['id'], 'moves': [m['move']]})['correct'])
+        self.click_move(wrong)
+        self.wait(lambda: self.el('#puzzle-status').get_attribute('data-state') == 'wrong', 'the wrong move refused')
+        self.wait(lambda: rating() < ratings[-1], 'the rating to fall after the failure')
+        assert streak() == 0, streak()
+        self.shot('puzzle-rating')
+        return 'ratings %s then %d, puzzles %s' % (ratings, rating(), ' '.join(seen))
+
     def pgn(self):
         """A PGN file is loaded and stepped through with the buttons, the keys
         and the move list; the evaluation graph is drawn; the game is saved."""
@@ -563,7 +610,8 @@ def main():
         driver.set_page_load_timeout(60)
         t = BoardTest(driver, server, os.path.abspath(args.source), args.artifacts)
         t.second_browser = lambda: webdriver.Chrome(service=Service(chromedriver), options=opts)
-        scenarios = ['illegal_move', 'presets', 'analysis', 'puzzle', 'pgn', 'play_bot_game', 'friend_online']
+        scenarios = ['illegal_move', 'presets', 'analysis', 'puzzle', 'puzzle_rating', 'pgn', 'play_bot_game',
+                     'friend_online']
         if args.only:
             scenarios = [s for s in scenarios if s in args.only.split(',')]
         for name in scenarios:

@@ -31,6 +31,8 @@ const S = {
   graph: null,           // {gameId, scores: []}
   analysis: null,        // {id, controller, side, running, lines}
   puzzles: [],
+  puzzlePage: 0,
+  player: null,          // {token, rating, rd, streak, best_streak, attempts, solved}: the puzzle trainer's
   online: null,          // {id, token, seat, version, state, busy}: a game between browsers
 };
 
@@ -1427,6 +1429,7 @@ function markSolved(id) {
 }
 
 function puzzleElo(p) {
+  if (typeof p.learnt_rating === 'number') return p.learnt_rating;
   if (typeof p.rating_elo === 'number') return p.rating_elo;
   if (typeof p.rating === 'number') return p.rating;
   return null;
@@ -1452,6 +1455,53 @@ async function loadPuzzles() {
   renderPuzzleList();
 }
 
+// The puzzle trainer's anonymous player: its token kept in this browser,
+// made on first use (again if the server no longer knows it).
+async function ensurePlayer() {
+  if (S.player) return S.player;
+  let token = null;
+  try { token = localStorage.getItem('ultima-player'); } catch (e) { /* no storage */ }
+  try {
+    if (token) {
+      const state = await api('/api/players/state', { token });
+      S.player = Object.assign({ token }, state.player);
+    }
+  } catch (e) {
+    if (e.status !== 404) throw e;
+  }
+  if (!S.player) {
+    const made = await api('/api/players/new', {});
+    try { localStorage.setItem('ultima-player', made.token); } catch (e) { /* this page only */ }
+    S.player = Object.assign({ token: made.token }, made.player);
+  }
+  renderPlayer();
+  return S.player;
+}
+
+function renderPlayer(delta) {
+  const p = S.player;
+  const el = $('puzzle-player');
+  if (!p) { el.textContent = ''; return; }
+  el.textContent = `Your puzzle rating: ${p.rating} ± ${2 * p.rd}` +
+    (typeof delta === 'number' ? ` (${delta >= 0 ? '+' : ''}${delta})` : '') +
+    ` · streak ${p.streak} (best ${p.best_streak}) · ${p.solved} of ${p.attempts} solved`;
+  el.dataset.rating = String(p.rating);
+  el.dataset.streak = String(p.streak);
+}
+
+async function nextPuzzle() {
+  try {
+    const p = await ensurePlayer();
+    const answer = await api('/api/puzzles/next', { token: p.token, tag: $('puzzle-tag').value });
+    if (!answer.puzzle) { setPuzzleStatus('You have tried every puzzle of this theme.', 'done'); return; }
+    startPuzzle(answer.puzzle);
+  } catch (e) {
+    setPuzzleStatus('No puzzle: ' + e.message, 'wrong');
+  }
+}
+
+const PUZZLES_PER_PAGE = 50;
+
 function renderPuzzleList() {
   const tag = $('puzzle-tag').value;
   const min = $('puzzle-min').value === '' ? -Infinity : Number($('puzzle-min').value);
@@ -1465,13 +1515,16 @@ function renderPuzzleList() {
     if (elo !== null && (elo < min || elo > max)) return false;
     return true;
   });
-  const limit = 300;
-  for (const p of shown.slice(0, limit)) {
+  const pages = Math.max(1, Math.ceil(shown.length / PUZZLES_PER_PAGE));
+  S.puzzlePage = Math.max(0, Math.min(S.puzzlePage, pages - 1));
+  const first = S.puzzlePage * PUZZLES_PER_PAGE;
+  for (const p of shown.slice(first, first + PUZZLES_PER_PAGE)) {
     const li = document.createElement('li');
     li.dataset.puzzleId = p.id;
     li.classList.toggle('solved', solved.has(p.id));
     const elo = puzzleElo(p);
-    const rating = typeof p.rating === 'string' ? `${p.rating}${elo !== null ? ' ' + elo : ''}` : `${elo}`;
+    const rating = typeof p.learnt_rating === 'number' ? `${p.learnt_rating}` :
+      typeof p.rating === 'string' ? `${p.rating}${elo !== null ? ' ' + elo : ''}` : `${elo}`;
     const what = p.kind === 'mate' ? `mate in ${p.moves_to_find}` : `win material (${p.moves_to_find} move${p.moves_to_find === 1 ? '' : 's'})`;
     li.innerHTML = `<span class="pid"></span> <span class="prating"></span> <span class="pkind"></span> <span class="ptags"></span>`;
     li.querySelector('.pid').textContent = p.id;
@@ -1482,7 +1535,10 @@ function renderPuzzleList() {
     list.appendChild(li);
   }
   $('puzzle-count').textContent = `${shown.length} of ${S.puzzles.length} puzzles` +
-    (shown.length > limit ? ` (the first ${limit} listed)` : '') + ` · ${solved.size} solved here`;
+    ` · ${solved.size} solved here`;
+  $('puzzle-page').textContent = `page ${S.puzzlePage + 1} of ${pages}`;
+  $('puzzle-prev-page').disabled = S.puzzlePage === 0;
+  $('puzzle-next-page').disabled = S.puzzlePage >= pages - 1;
 }
 
 async function startPuzzle(p) {
@@ -1516,13 +1572,19 @@ async function puzzleMove(m) {
   pz.busy = true;
   let check;
   try {
-    check = await api('/api/puzzles/check', { id: pz.p.id, moves: tried });
+    const body = { id: pz.p.id, moves: tried };
+    if (S.player) body.token = S.player.token;
+    check = await api('/api/puzzles/check', body);
   } catch (e) {
     pz.busy = false;
     refuse('Could not check the move: ' + e.message);
     return;
   }
   if (gameId !== S.gameId) return;
+  if (check.rating) {
+    Object.assign(S.player, check.rating.player);
+    renderPlayer(check.rating.rated ? check.rating.delta : undefined);
+  }
   if (!check.correct) {
     pz.busy = false;
     pz.expected = check.expected || null;
@@ -1540,8 +1602,7 @@ async function puzzleMove(m) {
     setPuzzleStatus(`Solved! ${pz.p.id} is done.`, 'solved');
     setMessage(`${m.notation} — solved.`, 'info');
     $('puzzle-hint').hidden = true;
-    const li = document.querySelector(`#puzzle-list li[data-puzzle-id="${pz.p.id}"]`);
-    if (li) li.classList.add('solved');
+    renderPuzzleList();
     renderStatus();
     return;
   }
@@ -1573,7 +1634,10 @@ function puzzleHint() {
 function setTab(name) {
   for (const t of document.querySelectorAll('#tabs .tab')) t.classList.toggle('active', t.dataset.tab === name);
   for (const p of document.querySelectorAll('.panel')) p.classList.toggle('active', p.id === 'panel-' + name);
-  if (name === 'puzzles') loadPuzzles();
+  if (name === 'puzzles') {
+    loadPuzzles();
+    ensurePlayer().catch((e) => { $('puzzle-player').textContent = 'No puzzle rating: ' + e.message; });
+  }
 }
 
 function syncOptions() {
@@ -1675,10 +1739,13 @@ async function init() {
   $('graph-run').addEventListener('click', runGraph);
   $('eval-graph').addEventListener('click', onGraphClick);
   for (const id of ['puzzle-tag', 'puzzle-min', 'puzzle-max']) {
-    $(id).addEventListener('input', renderPuzzleList);
-    $(id).addEventListener('change', renderPuzzleList);
+    $(id).addEventListener('input', () => { S.puzzlePage = 0; renderPuzzleList(); });
+    $(id).addEventListener('change', () => { S.puzzlePage = 0; renderPuzzleList(); });
   }
   $('puzzle-hint').addEventListener('click', puzzleHint);
+  $('puzzle-next').addEventListener('click', nextPuzzle);
+  $('puzzle-prev-page').addEventListener('click', () => { S.puzzlePage -= 1; renderPuzzleList(); });
+  $('puzzle-next-page').addEventListener('click', () => { S.puzzlePage += 1; renderPuzzleList(); });
   document.addEventListener('keydown', onKey);
 
   const link = /^#game=([a-z0-9]+)$/.exec(location.hash);
