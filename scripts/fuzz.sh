@@ -17,7 +17,8 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fen move_text uci_lines pgn run_config model_file checkpoint sample_shard nnue_file nnue_records)
+[ ${#targets[@]} -gt 0 ] || targets=(fen move_text uci_lines pgn run_config model_file checkpoint sample_shard nnue_file nnue_records
+  server_requests)
 
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DULTIMA_FUZZ=ON -DULTIMA_SANITIZE=address -DULTIMA_TORCH=OFF \

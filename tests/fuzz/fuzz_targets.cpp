@@ -15,8 +15,11 @@
 #include <utility>
 #include <vector>
 #include <cctype>
+#include <nlohmann/json.hpp>
 
 #include "engine/play/pgn.h"
+#include "frontends/server/handlers.h"
+#include "frontends/server/online.h"
 #include "frontends/uci/uci.h"
 #include "engine/rules/rules.h"
 #include "nn/data/sample.h"
@@ -209,6 +212,81 @@ int uci_lines(const std::uint8_t* data, std::size_t size) {
   return 0;
 }
 
+namespace {
+
+// The web server's handlers that take a request body and answer at once
+// (no search): one server for the process, with a game between two seats
+// and a puzzle player made at the start. In a body, $ID, $WHITE, $BLACK and
+// $PLAYER stand for that game's id, its seats' tokens and the player's
+// token, so that inputs reach past "no such game".
+struct FuzzServer {
+  FuzzServer() : api(options(), {}), store(":memory:"), online(store, online_options()) {
+    const nlohmann::json made = nlohmann::json::parse(online.create(R"({"minutes": 1, "colour": "white"})", "x").body);
+    id = made["id"];
+    white = made["token"];
+    black = nlohmann::json::parse(online.join(nlohmann::json{{"id", id}}.dump()).body)["token"];
+    player = nlohmann::json::parse(api.player_new("{}").body)["token"];
+  }
+  static ServerOptions options() {
+    ServerOptions o;
+    o.max_searches = 1;
+    o.db = ":memory:";
+    return o;
+  }
+  static OnlineOptions online_options() {
+    OnlineOptions o;
+    o.wait_ms = 0;  // a long poll answers at once
+    return o;
+  }
+  ServerApi api;
+  Store store;
+  OnlineGames online;
+  std::string id, white, black, player;
+};
+
+void replace_all(std::string& text, const std::string& from, const std::string& to) {
+  for (std::size_t at = 0; (at = text.find(from, at)) != std::string::npos; at += to.size()) text.replace(at, from.size(), to);
+}
+
+}  // namespace
+
+int server_requests(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) return 0;
+  static FuzzServer server;
+  std::string body(text_of(data + 1, size - 1));
+  replace_all(body, "$ID", server.id);
+  replace_all(body, "$WHITE", server.white);
+  replace_all(body, "$BLACK", server.black);
+  replace_all(body, "$PLAYER", server.player);
+  ApiReply reply;
+  switch (data[0] % 12) {
+    case 0: reply = server.api.position(body); break;
+    case 1: reply = server.api.puzzle_check(body); break;
+    case 2: reply = server.api.pgn_parse(body); break;
+    case 3: reply = server.api.pgn_write(body); break;
+    case 4: reply = server.api.puzzle_next(body); break;
+    case 5: reply = server.api.player_state(body); break;
+    case 6: reply = server.online.create(body, "fuzz"); break;
+    case 7: reply = server.online.join(body); break;
+    case 8: reply = server.online.state(body); break;
+    case 9: reply = server.online.act(body); break;
+    case 10: reply = server.online.wait(body); break;
+    default: reply = server.api.analyze_stop(body); break;
+  }
+  // Every answer is JSON, and bad input a 4xx naming the problem: a 500
+  // (an exception the handler did not expect) is a finding.
+  if (reply.status >= 500 && reply.status != 503) broken("server: status " + std::to_string(reply.status) + ": " + reply.body);
+  nlohmann::json answer;
+  try {
+    answer = nlohmann::json::parse(reply.body);
+  } catch (const std::exception&) {
+    broken("server: an answer that is not JSON: " + reply.body.substr(0, 200));
+  }
+  if (reply.status != 200 && !(answer.is_object() && answer.contains("error")))
+    broken("server: an error without its message: " + reply.body.substr(0, 200));
+  return 0;
+}
+
 int pgn(const std::uint8_t* data, std::size_t size) {
   expect_only<PgnError>([&] {
     for (const GameRecord& r : read_pgn(text_of(data, size))) {
@@ -295,6 +373,7 @@ const std::vector<NamedTarget>& all_targets() {
       {"sample_shard", sample_shard},
       {"nnue_file", nnue_file},
       {"nnue_records", nnue_records},
+      {"server_requests", server_requests},
   };
   return targets;
 }

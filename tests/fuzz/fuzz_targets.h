@@ -32,6 +32,7 @@ int checkpoint(const std::uint8_t* data, std::size_t size);
 int sample_shard(const std::uint8_t* data, std::size_t size);
 int nnue_file(const std::uint8_t* data, std::size_t size);
 int nnue_records(const std::uint8_t* data, std::size_t size);
+int server_requests(const std::uint8_t* data, std::size_t size);  // the web server's JSON handlers
 
 // Every target by its name (the corpus folder's name).
 const std::vector<NamedTarget>& all_targets();
