@@ -452,6 +452,52 @@ class BoardTest:
         self.shot('puzzle-rating')
         return 'ratings %s then %d, puzzles %s' % (ratings, rating(), ' '.join(seen))
 
+    def pieces_and_drag(self):
+        """The piece set switches from the emblems to the chess set (the
+        immobilizer a rook upside down) and stays chosen after a reload; a
+        piece dragged to its target is played; in a phone-sized window the
+        board fits the screen's width."""
+        def new_local_game():
+            self.select('#opponent-select', 'human')
+            self.set_input('#friend-minutes', '0')
+            self.el('#new-game').click()
+            self.wait(lambda: self.js('return S.mode') == 'human' and self.moves_shown() == 0 and
+                      self.square('d2').get_attribute('data-piece') == 'P', 'a new game on one board')
+
+        self.open_page()
+        self.select('#piece-set', 'emblems')
+        new_local_game()
+        svg = lambda sq: self.el('#board [data-square="%s"] svg' % sq)  # noqa: E731
+        assert 'chess' not in svg('a1').get_attribute('class')
+        self.select('#piece-set', 'chess')
+        self.wait(lambda: 'chess' in svg('a1').get_attribute('class'), 'the chess set on the board')
+        assert svg('a1').get_attribute('data-kind') == 'i'
+        assert 'rotate(180' in self.el('#board [data-square="a1"] svg g').get_attribute('transform')
+        assert svg('e1').get_attribute('data-kind') == 'w'  # the withdrawer, drawn as a queen
+        self.d.refresh()
+        self.wait(lambda: self.js('return document.body.dataset.ready') == 'true', 'the page to load again')
+        self.wait(lambda: 'chess' in svg('a1').get_attribute('class'), 'the chess set after a reload')
+        assert self.el('#piece-set').get_attribute('value') == 'chess'
+        new_local_game()
+        # Drag and drop: press on d2, move over d5, release.
+        self.ActionChains(self.d).click_and_hold(self.square('d2')).move_by_offset(5, -5) \
+            .move_to_element(self.square('d5')).release().perform()
+        self.wait(lambda: self.moves_shown() == 1, 'the dragged move played')
+        assert self.game_moves() == ['d2d5'], self.game_moves()
+        assert self.square('d5').get_attribute('data-piece') == 'P'
+        self.shot('chess-set')
+        self.select('#piece-set', 'emblems')
+        self.wait(lambda: 'chess' not in svg('a1').get_attribute('class'), 'the emblems again')
+        # A phone: the whole board within a 390-pixel-wide window.
+        self.d.set_window_size(390, 844)
+        try:
+            self.wait(lambda: self.js('return document.getElementById("board").getBoundingClientRect().right') <= 390,
+                      'the board to fit the phone')
+            self.shot('phone')
+        finally:
+            self.d.set_window_size(1280, 960)
+        return 'chess set kept over a reload, d2d5 dragged, board fits 390 px'
+
     def pgn(self):
         """A PGN file is loaded and stepped through with the buttons, the keys
         and the move list; the evaluation graph is drawn; the game is saved."""
@@ -611,7 +657,7 @@ def main():
         t = BoardTest(driver, server, os.path.abspath(args.source), args.artifacts)
         t.second_browser = lambda: webdriver.Chrome(service=Service(chromedriver), options=opts)
         scenarios = ['illegal_move', 'presets', 'analysis', 'puzzle', 'puzzle_rating', 'pgn', 'play_bot_game',
-                     'friend_online']
+                     'friend_online', 'pieces_and_drag']
         if args.only:
             scenarios = [s for s in scenarios if s in args.only.split(',')]
         for name in scenarios:

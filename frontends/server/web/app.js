@@ -110,9 +110,56 @@ function whiteWdl(wdl, side) {
 
 // ---------------------------------------------------------------- pieces
 
-// Each piece is its own small SVG: a token in the side's colour with the
-// piece's letter, and a shape that tells the kinds apart at a glance.
+// Two piece sets, chosen in the header and remembered: 'emblems' (a token
+// with the piece's letter, shaped by kind) and 'chess' (the chess pieces
+// whose moves each Ultima piece recalls: the withdrawer a queen, the long
+// leaper a knight, the chameleon a bishop, the coordinator a rook, the
+// immobilizer a rook upside down).
+let pieceSet = (() => {
+  try { return localStorage.getItem('ultima-pieces') === 'chess' ? 'chess' : 'emblems'; } catch (e) { return 'emblems'; }
+})();
+
+function setPieceSet(name) {
+  pieceSet = name === 'chess' ? 'chess' : 'emblems';
+  try { localStorage.setItem('ultima-pieces', pieceSet); } catch (e) { /* this page only */ }
+  document.body.dataset.pieces = pieceSet;
+  if ($('piece-set')) $('piece-set').value = pieceSet;
+  if ($('board')) renderBoard();
+  renderDiagrams();
+}
+
+// The chess set's silhouettes, drawn on a 100 x 100 box.
+const CHESS_SHAPES = {
+  p: '<circle cx="50" cy="30" r="13"/><path d="M39 42 Q50 48 61 42 L67 72 L33 72 Z"/><rect x="24" y="72" width="52" height="13" rx="3"/>',
+  r: '<path d="M25 16 H36 V25 H44 V16 H56 V25 H64 V16 H75 V34 L67 40 V66 L75 72 V86 H25 V72 L33 66 V40 L25 34 Z"/>',
+  n: '<path d="M28 86 V74 Q31 60 43 52 L29 51 Q20 48 24 39 L43 21 Q52 11 63 15 Q81 24 79 52 L77 74 L79 86 Z"/><circle cx="52" cy="28" r="3.5" class="eye"/>',
+  b: '<path d="M50 10 Q67 28 65 48 Q63 60 57 64 H43 Q37 60 35 48 Q33 28 50 10 Z"/><path d="M41 64 H59 L64 73 H36 Z"/><rect x="26" y="73" width="48" height="13" rx="3"/><path d="M50 24 L56 40" class="cut"/>',
+  q: '<path d="M18 28 L31 63 L37 25 L50 60 L63 25 L69 63 L82 28 L75 73 H25 Z"/><circle cx="18" cy="25" r="5"/><circle cx="37" cy="21" r="5"/><circle cx="50" cy="17" r="5"/><circle cx="63" cy="21" r="5"/><circle cx="82" cy="25" r="5"/><rect x="23" y="73" width="54" height="13" rx="3"/>',
+  k: '<path d="M46 8 H54 V16 H62 V23 H54 V31 H46 V23 H38 V16 H46 Z"/><path d="M27 73 Q17 45 37 38 Q50 33 63 38 Q83 45 73 73 Z"/><rect x="23" y="73" width="54" height="13" rx="3"/>',
+};
+const CHESS_OF = { p: 'p', k: 'k', w: 'q', l: 'n', x: 'b', c: 'r', i: 'r' };
+
+function chessPieceSvg(letter) {
+  const white = letter === letter.toUpperCase();
+  const kind = letter.toLowerCase();
+  const fill = white ? '#fbf7ee' : '#2b2622';
+  const stroke = white ? '#2b2622' : '#e8dcc4';
+  // The immobilizer: the rook turned over, the only piece that stands on its head.
+  const turn = kind === 'i' ? ' transform="rotate(180 50 50)"' : '';
+  return `<svg class="piece-svg chess" viewBox="0 0 100 100" aria-hidden="true" data-kind="${kind}">` +
+    `<g${turn} fill="${fill}" stroke="${stroke}" stroke-width="3.5" stroke-linejoin="round">` +
+    CHESS_SHAPES[CHESS_OF[kind] || 'p'].replace('class="eye"', `fill="${stroke}" stroke="none"`)
+      .replace('class="cut"', `fill="none" stroke="${stroke}"`) +
+    '</g></svg>';
+}
+
 function pieceSvg(letter) {
+  return pieceSet === 'chess' ? chessPieceSvg(letter) : emblemSvg(letter);
+}
+
+// The emblems: a token in the side's colour with the piece's letter, and
+// a shape that tells the kinds apart at a glance.
+function emblemSvg(letter) {
   const white = letter === letter.toUpperCase();
   const kind = letter.toLowerCase();
   const fill = white ? '#fbf7ee' : '#2b2622';
@@ -288,6 +335,7 @@ function select(sq) {
 }
 
 function onSquareClick(sq) {
+  if (suppressClick) return;
   const pos = S.pos;
   if (!pos) return;
   const entry = pos.board[squareIndex(sq)];
@@ -303,6 +351,71 @@ function onSquareClick(sq) {
   }
   if (!entry) return;
   trySelect(sq, entry);
+}
+
+// ---------------------------------------------------------------- drag and drop
+
+// A piece of the side to move can be dragged to its target as well as
+// clicked there: the drag selects it (with its targets shown), the drop
+// plays as a click on the target would. A press without a move is left to
+// the click handlers.
+let drag = null;           // {from, x, y, id, ghost, size, moved}
+let suppressClick = false; // the click that ends a drag is not a click
+
+function squareAt(x, y) {
+  const el = document.elementFromPoint(x, y);
+  const cell = el && el.closest ? el.closest('#board .square') : null;
+  return cell ? cell.dataset.square : null;
+}
+
+function onPointerDown(ev) {
+  if (ev.button !== undefined && ev.button !== 0) return;
+  const cell = ev.target.closest ? ev.target.closest('.square') : null;
+  if (!cell || !S.pos) return;
+  const entry = S.pos.board[squareIndex(cell.dataset.square)];
+  if (!entry || entry.color !== S.pos.side) return;
+  drag = { from: cell.dataset.square, x: ev.clientX, y: ev.clientY, id: ev.pointerId, ghost: null, moved: false };
+}
+
+function onPointerMove(ev) {
+  if (!drag || ev.pointerId !== drag.id) return;
+  if (!drag.moved) {
+    if (Math.hypot(ev.clientX - drag.x, ev.clientY - drag.y) < 6) return;
+    if (canMoveNow()) { drag = null; return; }    // the click says why not
+    if (S.selected !== drag.from) trySelect(drag.from, S.pos.board[squareIndex(drag.from)]);
+    if (S.selected !== drag.from) { drag = null; return; }
+    drag.moved = true;
+    const from = squareEl(drag.from);
+    drag.size = from.getBoundingClientRect().width;
+    const g = document.createElement('div');
+    g.className = 'drag-ghost';
+    g.innerHTML = pieceSvg(S.pos.board[squareIndex(drag.from)].piece);
+    g.style.width = g.style.height = drag.size + 'px';
+    document.body.appendChild(g);
+    drag.ghost = g;
+    from.classList.add('dragging');
+  }
+  drag.ghost.style.left = (ev.clientX - drag.size / 2) + 'px';
+  drag.ghost.style.top = (ev.clientY - drag.size / 2) + 'px';
+  onSquareHover(squareAt(ev.clientX, ev.clientY));
+  ev.preventDefault();
+}
+
+function onPointerUp(ev) {
+  if (!drag || ev.pointerId !== drag.id) return;
+  const d = drag;
+  drag = null;
+  if (!d.moved) return;
+  d.ghost.remove();
+  const from = squareEl(d.from);
+  if (from) from.classList.remove('dragging');
+  suppressClick = true;
+  setTimeout(() => { suppressClick = false; }, 0);
+  const to = squareAt(ev.clientX, ev.clientY);
+  if (!to || to === d.from) return;              // dropped back: still selected
+  suppressClick = false;
+  onSquareClick(to);
+  suppressClick = true;
 }
 
 function trySelect(sq, entry) {
@@ -1705,6 +1818,10 @@ async function init() {
   $('new-game').addEventListener('click', newGame);
   $('resign').addEventListener('click', () => { if (!S.result) confirmThen($('resign'), resign); });
   $('takeback').addEventListener('click', takeBack);
+  $('board').addEventListener('pointerdown', onPointerDown);
+  window.addEventListener('pointermove', onPointerMove);
+  window.addEventListener('pointerup', onPointerUp);
+  window.addEventListener('pointercancel', onPointerUp);
   $('offer-draw').addEventListener('click', () => onlineAction('offer-draw'));
   $('abort').addEventListener('click', () => onlineAction('abort'));
   $('offer-accept').addEventListener('click', () => onlineAction('accept-' + $('online-offer').dataset.kind));
@@ -1766,6 +1883,7 @@ async function init() {
 // the piece can move to; '!' after a piece marks it captured, '~' frozen.
 function renderDiagrams() {
   for (const d of document.querySelectorAll('.diagram[data-rows]')) {
+    d.innerHTML = '';
     const rows = d.dataset.rows.split('/');
     d.style.setProperty('--n', String(rows[0].replace(/[!~]/g, '').length));
     rows.forEach((row, r) => {
@@ -1788,6 +1906,7 @@ function renderDiagrams() {
     });
   }
   for (const l of document.querySelectorAll('.legend[data-legend]')) {
+    l.innerHTML = '';
     for (const ch of l.dataset.legend) {
       const item = document.createElement('div');
       item.innerHTML = pieceSvg(ch) + pieceSvg(ch.toLowerCase()) +
@@ -1798,6 +1917,11 @@ function renderDiagrams() {
 }
 
 window.addEventListener('DOMContentLoaded', () => {
+  document.body.dataset.pieces = pieceSet;
+  if ($('piece-set')) {
+    $('piece-set').value = pieceSet;
+    $('piece-set').addEventListener('change', () => setPieceSet($('piece-set').value));
+  }
   if ($('board')) init();
   else renderDiagrams();
 });
