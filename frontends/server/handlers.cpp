@@ -251,6 +251,51 @@ ServerApi::ServerApi(ServerOptions options, NetworkFactory networks)
     puzzles_error_ = e.what();
   }
   trainer_ = std::make_unique<PuzzleTrainer>(*store_, puzzles_);
+  try {
+    course_ = read_course(default_course_file());
+  } catch (const std::exception& e) {
+    course_error_ = e.what();
+  }
+}
+
+// ---- the rules course
+
+ApiReply ServerApi::course() const {
+  return guarded([&] {
+    if (!course_error_.empty()) bad("", "the course cannot be read: " + course_error_, 500);
+    json lessons = json::array();
+    for (const CourseLesson& l : course_) {
+      json exercises = json::array();
+      for (const CourseExercise& x : l.exercises)
+        exercises.push_back({{"fen", x.fen}, {"rules", x.rules.name()}, {"task", x.task}, {"hint", x.hint},
+                             {"hint_square", x.hint_square}});
+      lessons.push_back({{"id", l.id}, {"title", l.title}, {"text", l.text}, {"exercises", exercises}});
+    }
+    return reply_json({{"lessons", lessons}});
+  });
+}
+
+ApiReply ServerApi::course_check(const std::string& request) const {
+  return guarded([&] {
+    if (!course_error_.empty()) bad("", "the course cannot be read: " + course_error_, 500);
+    const json body = parse_body(request, {"lesson", "exercise", "move"});
+    const std::string id = string_field(body, "lesson", "");
+    const auto lesson = std::find_if(course_.begin(), course_.end(), [&](const CourseLesson& l) { return l.id == id; });
+    if (lesson == course_.end()) bad("lesson", "no lesson '" + id.substr(0, 40) + "'", 404);
+    const std::int64_t n = int_field(body, "exercise", 0, 1000).value_or(0);
+    if (n >= static_cast<std::int64_t>(lesson->exercises.size()))
+      bad("exercise", "lesson '" + id + "' has " + std::to_string(lesson->exercises.size()) + " exercises", 404);
+    CourseCheck check;
+    try {
+      check = check_exercise(lesson->exercises[static_cast<std::size_t>(n)], string_field(body, "move", ""));
+    } catch (const ReplayError& e) {
+      bad("move", e.what());
+    }
+    json out;
+    out["done"] = check.done;
+    out["why"] = check.done ? json() : json(check.why);
+    return reply_json(out);
+  });
 }
 
 ServerApi::~ServerApi() = default;

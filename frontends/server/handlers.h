@@ -20,6 +20,7 @@
 #include "engine/play/puzzle.h"
 #include "frontends/analysis/analysis.h"
 #include "frontends/server/api_reply.h"
+#include "frontends/server/course.h"
 #include "frontends/server/online.h"
 #include "frontends/server/puzzle_trainer.h"
 #include "frontends/server/server.h"
@@ -71,6 +72,8 @@ class ServerApi {
   ApiReply analyze_stop(const std::string& body);       // POST /api/analyze/stop
   ApiReply puzzle_check(const std::string& body);       // POST /api/puzzles/check
   ApiReply puzzle_next(const std::string& body);        // POST /api/puzzles/next
+  ApiReply course() const;                              // GET /api/course
+  ApiReply course_check(const std::string& body) const;  // POST /api/course/check
   ApiReply player_new(const std::string& body);         // POST /api/players/new
   ApiReply player_state(const std::string& body);       // POST /api/players/state
   ApiReply pgn_parse(const std::string& body) const;    // POST /api/pgn/parse
@@ -98,6 +101,8 @@ class ServerApi {
   std::unique_ptr<Store> store_;
   std::unique_ptr<OnlineGames> online_;
   std::unique_ptr<PuzzleTrainer> trainer_;  // over puzzles_
+  std::vector<CourseLesson> course_;
+  std::string course_error_;
   std::vector<Bot> catalogue_;
   std::string catalogue_error_;
   std::vector<Puzzle> puzzles_;

@@ -177,6 +177,8 @@ class WebServer::Impl {
     http_.Post("/api/analyze/stop", route(&ServerApi::analyze_stop));
     http_.Post("/api/puzzles/check", route(&ServerApi::puzzle_check));
     http_.Post("/api/puzzles/next", route(&ServerApi::puzzle_next));
+    http_.Get("/api/course", route(&ServerApi::course));
+    http_.Post("/api/course/check", route(&ServerApi::course_check));
     http_.Post("/api/players/new", route(&ServerApi::player_new));
     http_.Post("/api/players/state", route(&ServerApi::player_state));
     http_.Post("/api/pgn/parse", route(&ServerApi::pgn_parse));

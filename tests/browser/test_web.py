@@ -498,6 +498,54 @@ class BoardTest:
             self.d.set_window_size(1280, 960)
         return 'chess set kept over a reload, d2d5 dragged, board fits 390 px'
 
+    def course(self):
+        """The rules course: the first lesson (pawns) opens at its first
+        exercise; a move that misses the goal is refused and the position
+        set up again; the right move is praised; progress is kept over a
+        reload, the lesson opens at the exercise not yet done, and doing it
+        completes the lesson."""
+        self.open_page()
+        self.tab('learn')
+        self.wait(lambda: len(self.els('#lesson-list li')) >= 9, 'the lessons')
+        self.js("localStorage.removeItem('ultima-course')")
+        self.d.refresh()
+        self.wait(lambda: self.js('return document.body.dataset.ready') == 'true', 'the page to load')
+        self.tab('learn')
+        self.wait(lambda: len(self.els('#lesson-list li')) >= 9, 'the lessons again')
+        first = self.el('#lesson-list li[data-lesson="pawn"]')
+        assert first.find_element(self.By.CSS_SELECTOR, '.progress').text == '0/2'
+        first.click()
+        status = self.el('#exercise-status')
+        self.wait(lambda: self.js('return S.mode') == 'course' and
+                  self.el('#lesson').get_attribute('data-exercise') == '0', 'the first exercise')
+        # c1-c4 lands short of the pinch: refused, and the board set up again.
+        self.click_move('c1c4')
+        self.wait(lambda: status.get_attribute('data-state') == 'wrong', 'the miss named')
+        assert 'd5' in status.text, status.text
+        self.wait(lambda: self.moves_shown() == 0 and self.square('c1').get_attribute('data-piece') == 'P',
+                  'the position set up again')
+        self.el('#exercise-hint').click()
+        self.wait(lambda: 'hint' in self.square('c1').get_attribute('class'), 'the hint marking c1')
+        self.click_move('c1c5')
+        self.wait(lambda: status.get_attribute('data-state') == 'done', 'the exercise done')
+        assert self.square('d5').get_attribute('data-piece') is None, 'the pinched pawn is still there'
+        self.wait(lambda: self.el('#lesson-list li[data-lesson="pawn"] .progress').text == '1/2', 'progress 1/2')
+        # Kept over a reload: the lesson opens at its second exercise.
+        self.d.refresh()
+        self.wait(lambda: self.js('return document.body.dataset.ready') == 'true', 'the page to load')
+        self.tab('learn')
+        self.wait(lambda: len(self.els('#lesson-list li')) >= 9, 'the lessons after the reload')
+        assert self.el('#lesson-list li[data-lesson="pawn"] .progress').text == '1/2'
+        self.el('#lesson-list li[data-lesson="pawn"]').click()
+        self.wait(lambda: self.el('#lesson').get_attribute('data-exercise') == '1', 'the second exercise')
+        self.click_move('d1d4')
+        status = self.el('#exercise-status')  # the page was loaded again
+        self.wait(lambda: status.get_attribute('data-state') == 'done', 'the second exercise done')
+        self.wait(lambda: 'complete' in self.el('#lesson-list li[data-lesson="pawn"]').get_attribute('class'),
+                  'the lesson complete')
+        self.shot('course')
+        return 'lesson pawn: a miss refused, both exercises done, kept over a reload'
+
     def pgn(self):
         """A PGN file is loaded and stepped through with the buttons, the keys
         and the move list; the evaluation graph is drawn; the game is saved."""
@@ -657,7 +705,7 @@ def main():
         t = BoardTest(driver, server, os.path.abspath(args.source), args.artifacts)
         t.second_browser = lambda: webdriver.Chrome(service=Service(chromedriver), options=opts)
         scenarios = ['illegal_move', 'presets', 'analysis', 'puzzle', 'puzzle_rating', 'pgn', 'play_bot_game',
-                     'friend_online', 'pieces_and_drag']
+                     'friend_online', 'pieces_and_drag', 'course']
         if args.only:
             scenarios = [s for s in scenarios if s in args.only.split(',')]
         for name in scenarios:

@@ -34,6 +34,8 @@ const S = {
   puzzlePage: 0,
   player: null,          // {token, rating, rd, streak, best_streak, attempts, solved}: the puzzle trainer's
   online: null,          // {id, token, seat, version, state, busy}: a game between browsers
+  courseData: null,      // the lessons of /api/course
+  course: null,          // {li, ei, done, busy}: the exercise on the board
 };
 
 // ---------------------------------------------------------------- helpers
@@ -319,6 +321,10 @@ function canMoveNow() {
     if (o.busy || pos.side !== o.seat) return 'it is your friend\'s turn';
   }
   if (S.mode === 'human' && S.result) return 'the game is over';
+  if (S.mode === 'course') {
+    if (S.course.done) return 'the exercise is done: press Next exercise';
+    if (S.course.busy || S.moves.length > 0) return 'wait';
+  }
   if (S.mode === 'puzzle') {
     if (S.puzzle.solved) return 'the puzzle is solved';
     if (S.viewPly !== S.moves.length) return 'go to the last move to play on';
@@ -608,6 +614,7 @@ function highlightMoveList() {
 async function playMove(m) {
   if (S.mode === 'puzzle') { puzzleMove(m); return; }
   if (S.mode === 'online') { onlineMove(m); return; }
+  if (S.mode === 'course') { courseMove(m); return; }
   const why = canMoveNow();
   if (why) { refuse(`You cannot move now: ${why}.`); return; }
   const mover = S.pos.side;
@@ -987,6 +994,135 @@ async function restoreBotGame() {
   setMessage(`Your game against ${S.bot.name} goes on where it was.`, 'info');
   if (!S.result) afterMove();
   return true;
+}
+
+// ---------------------------------------------------------------- learn the rules
+
+const COURSE_KEY = 'ultima-course';
+
+function courseProgress() {
+  try { return JSON.parse(localStorage.getItem(COURSE_KEY) || '{}') || {}; } catch (e) { return {}; }
+}
+
+function markExercise(lessonId, index) {
+  const p = courseProgress();
+  p[lessonId + '/' + index] = true;
+  try { localStorage.setItem(COURSE_KEY, JSON.stringify(p)); } catch (e) { /* this page only */ }
+}
+
+async function loadCourse() {
+  if (!S.courseData) {
+    try {
+      S.courseData = (await api('/api/course')).lessons;
+    } catch (e) {
+      $('lesson-list').textContent = 'The course cannot be loaded: ' + e.message;
+      return;
+    }
+  }
+  renderLessons();
+}
+
+function renderLessons() {
+  const list = $('lesson-list');
+  list.innerHTML = '';
+  const done = courseProgress();
+  S.courseData.forEach((lesson, li) => {
+    const n = lesson.exercises.length;
+    const k = lesson.exercises.filter((x, i) => done[lesson.id + '/' + i]).length;
+    const item = document.createElement('li');
+    item.dataset.lesson = lesson.id;
+    item.classList.toggle('complete', k === n);
+    item.classList.toggle('current', !!S.course && S.course.li === li && S.mode === 'course');
+    item.append(lesson.title + ' ');
+    const progress = document.createElement('span');
+    progress.className = 'progress';
+    progress.textContent = `${k}/${n}`;
+    item.appendChild(progress);
+    // A lesson opens at its first exercise not yet done.
+    const first = lesson.exercises.findIndex((x, i) => !done[lesson.id + '/' + i]);
+    item.addEventListener('click', () => startExercise(li, first < 0 ? 0 : first));
+    list.appendChild(item);
+  });
+}
+
+async function startExercise(li, ei) {
+  const lesson = S.courseData[li];
+  const x = lesson.exercises[ei];
+  await stopAnalysis();
+  resetGame(x.rules, x.fen, []);
+  S.mode = 'course';
+  S.course = { li, ei, done: false, busy: false };
+  S.tags = { Event: `Lesson: ${lesson.title}` };
+  S.flipped = false;
+  buildBoard();
+  await showPly(0, true);
+  $('lesson').hidden = false;
+  $('lesson').dataset.lesson = lesson.id;
+  $('lesson').dataset.exercise = String(ei);
+  $('lesson-title').textContent = `${lesson.title} · exercise ${ei + 1} of ${lesson.exercises.length}`;
+  $('lesson-text').textContent = lesson.text;
+  $('exercise-task').textContent = x.task;
+  setExerciseStatus('', 'playing');
+  $('exercise-next').hidden = true;
+  renderLessons();
+  setMessage('');
+}
+
+function setExerciseStatus(text, state) {
+  $('exercise-status').textContent = text;
+  $('exercise-status').dataset.state = state;
+}
+
+async function courseMove(m) {
+  const why = canMoveNow();
+  if (why) { refuse(`You cannot move now: ${why}.`); return; }
+  const c = S.course;
+  const lesson = S.courseData[c.li];
+  const gameId = S.gameId;
+  c.busy = true;
+  S.moves = [m.move];
+  await showPly(1, true);
+  let check;
+  try {
+    check = await api('/api/course/check', { lesson: lesson.id, exercise: c.ei, move: m.move });
+  } catch (e) {
+    check = { done: false, why: e.message };
+  }
+  if (gameId !== S.gameId) return;
+  c.busy = false;
+  if (check.done) {
+    c.done = true;
+    markExercise(lesson.id, c.ei);
+    setExerciseStatus('Well done!', 'done');
+    const last = c.ei + 1 >= lesson.exercises.length && c.li + 1 >= S.courseData.length;
+    $('exercise-next').textContent = c.ei + 1 < lesson.exercises.length ? 'Next exercise' : 'Next lesson';
+    $('exercise-next').hidden = last;
+    if (last) setExerciseStatus('Well done! That was the last exercise of the course.', 'done');
+    renderLessons();
+    return;
+  }
+  setExerciseStatus(`Not quite: ${check.why}. The position is set up again; try another move.`, 'wrong');
+  await new Promise((resolve) => setTimeout(resolve, 900));
+  if (gameId !== S.gameId) return;
+  S.moves = [];
+  await showPly(0, true);
+}
+
+function nextExercise() {
+  const c = S.course;
+  if (!c) return;
+  const lesson = S.courseData[c.li];
+  if (c.ei + 1 < lesson.exercises.length) startExercise(c.li, c.ei + 1);
+  else if (c.li + 1 < S.courseData.length) startExercise(c.li + 1, 0);
+}
+
+function exerciseHint() {
+  const c = S.course;
+  if (!c) return;
+  const x = S.courseData[c.li].exercises[c.ei];
+  setExerciseStatus(x.hint || 'Look at what each of your pieces can capture.', 'hint');
+  const d = x.hint_square && squareEl(x.hint_square);
+  if (d) d.classList.add('hint');
 }
 
 // ---------------------------------------------------------------- a friend online
@@ -1747,6 +1883,7 @@ function puzzleHint() {
 function setTab(name) {
   for (const t of document.querySelectorAll('#tabs .tab')) t.classList.toggle('active', t.dataset.tab === name);
   for (const p of document.querySelectorAll('.panel')) p.classList.toggle('active', p.id === 'panel-' + name);
+  if (name === 'learn') loadCourse();
   if (name === 'puzzles') {
     loadPuzzles();
     ensurePlayer().catch((e) => { $('puzzle-player').textContent = 'No puzzle rating: ' + e.message; });
@@ -1861,6 +1998,8 @@ async function init() {
   }
   $('puzzle-hint').addEventListener('click', puzzleHint);
   $('puzzle-next').addEventListener('click', nextPuzzle);
+  $('exercise-next').addEventListener('click', nextExercise);
+  $('exercise-hint').addEventListener('click', exerciseHint);
   $('puzzle-prev-page').addEventListener('click', () => { S.puzzlePage -= 1; renderPuzzleList(); });
   $('puzzle-next-page').addEventListener('click', () => { S.puzzlePage += 1; renderPuzzleList(); });
   document.addEventListener('keydown', onKey);
