@@ -79,6 +79,14 @@ void add_serve_command(CLI::App& app) {
   cmd->add_option("--max-open-games", o->max_open_games, "games waiting or under way that one address may make")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
+  cmd->add_option("--max-searches-per-address", o->max_searches_per_address,
+                  "analyses and bot moves one address may run or queue at once")
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
+  cmd->add_option("--max-requests-per-minute", o->max_requests_per_minute,
+                  "requests one address may send a minute on average (a quarter of it at once); more get 429")
+      ->check(CLI::Range(10, 10000000))
+      ->capture_default_str();
   cmd->add_option("--max-searches", o->max_searches, "searches (analyses and bot moves) at once; 0: the cores")
       ->check(CLI::Range(0, 1024))
       ->capture_default_str();

@@ -162,7 +162,7 @@ class AnalysisService::Impl {
     json q;
     try {
       q = json::parse(line);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {  // a syntax error, or a number out of range ("5e750")
       std::string what = e.what();
       const std::size_t at = what.find("] ");
       emit_error(sink, json(), "", "not valid JSON: " + (at == std::string::npos ? what : what.substr(at + 2)));

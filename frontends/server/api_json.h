@@ -49,7 +49,7 @@ inline json body_object(const std::string& text, const std::string& object_error
   json body;
   try {
     body = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // a syntax error, or a number out of range ("5e750")
     std::string what = e.what();
     const std::size_t at = what.find("] ");
     bad("", "the body is not valid JSON: " + (at == std::string::npos ? what : what.substr(at + 2)));

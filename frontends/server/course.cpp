@@ -58,7 +58,7 @@ std::vector<CourseLesson> read_course(const std::string& path) {
   json doc;
   try {
     doc = json::parse(buffer.str());
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
     throw CourseError("course '" + path + "': not JSON: " + e.what());
   }
   if (!doc.is_object() || !doc.contains("lessons") || !doc["lessons"].is_array())

@@ -341,7 +341,25 @@ ApiReply ServerApi::position(const std::string& request) const {
 
 // ---- POST /api/bot-move
 
-ApiReply ServerApi::bot_move(const std::string& request) {
+void ServerApi::take_search(const std::string& address) {
+  if (address.empty()) return;
+  std::lock_guard lock(addresses_mutex_);
+  int& n = searches_of_[address];
+  if (n >= options_.max_searches_per_address)
+    bad("", "this address already runs " + std::to_string(n) + " searches (at most " +
+                std::to_string(options_.max_searches_per_address) + "); stop one or wait for it",
+        429);
+  ++n;
+}
+
+void ServerApi::release_search(const std::string& address) {
+  if (address.empty()) return;
+  std::lock_guard lock(addresses_mutex_);
+  auto it = searches_of_.find(address);
+  if (it != searches_of_.end() && --it->second <= 0) searches_of_.erase(it);
+}
+
+ApiReply ServerApi::bot_move(const std::string& request, const std::string& address) {
   return guarded([&] {
     const json body =
         parse_body(request, {"rules", "fen", "moves", "bot", "movetime_ms", "wtime", "btime", "winc", "binc", "seed"});
@@ -370,6 +388,12 @@ ApiReply ServerApi::bot_move(const std::string& request) {
       limits.inc_ms[kBlack] = binc.value_or(0);
     }
 
+    take_search(address);
+    struct Slot {
+      ServerApi* api;
+      std::string address;
+      ~Slot() { api->release_search(address); }
+    } slot{this, address};
     auto done = std::make_shared<std::promise<MoveChoice>>();
     std::future<MoveChoice> answer = done->get_future();
     auto pos = std::make_shared<Position>(game.pos);
@@ -415,7 +439,7 @@ void ServerApi::busy() const {
 
 // ---- POST /api/analyze
 
-AnalysisStart ServerApi::analyze(const std::string& request) {
+AnalysisStart ServerApi::analyze(const std::string& request, const std::string& address) {
   AnalysisStart started;
   started.error = guarded([&] {
     json query = body_object(request, "the body must be a JSON object (one analysis query)");
@@ -467,9 +491,16 @@ AnalysisStart ServerApi::analyze(const std::string& request) {
       }
       stream->cv.notify_all();
     };
+    try {
+      take_search(address);
+    } catch (...) {
+      forget(id);
+      throw;
+    }
     const auto admission = service_->submit(query.dump(), sink, client);
     if (admission != AnalysisService::Admission::kQueued) {
       forget(id);
+      release_search(address);
       if (admission == AnalysisService::Admission::kBusy) busy();
       // An error answer names the field at fault.
       std::lock_guard lock(stream->mutex);
@@ -479,6 +510,7 @@ AnalysisStart ServerApi::analyze(const std::string& request) {
     }
     started.id = id;
     started.client = client;
+    started.address = address;
     started.stream = stream;
     return ApiReply{};
   });
@@ -498,6 +530,7 @@ void ServerApi::end_analysis(const AnalysisStart& query) {
   }
   if (!done) service_->terminate(query.client, query.id);
   forget(query.id);
+  release_search(query.address);
 }
 
 void ServerApi::finish() { service_->finish(); }

@@ -43,6 +43,7 @@ struct AnalysisStart {
   ApiReply error;                          // status 200 when the query was taken
   std::string id;                          // the query's id (the request's, or "q<n>")
   std::string client;                      // the sender's key in the analysis service
+  std::string address;                     // the sender's address, holding a search slot
   std::shared_ptr<AnalysisStream> stream;  // null unless taken
 };
 
@@ -67,8 +68,10 @@ class ServerApi {
   ApiReply info() const;                                // GET /api/info
   ApiReply puzzles() const;                             // GET /api/puzzles
   ApiReply position(const std::string& body) const;     // POST /api/position
-  ApiReply bot_move(const std::string& body);           // POST /api/bot-move
-  AnalysisStart analyze(const std::string& body);       // POST /api/analyze
+  // A search's `address` is the sender's: one address runs at most
+  // options().max_searches_per_address at once (429 beyond); empty: no limit.
+  ApiReply bot_move(const std::string& body, const std::string& address = "");  // POST /api/bot-move
+  AnalysisStart analyze(const std::string& body, const std::string& address = "");  // POST /api/analyze
   ApiReply analyze_stop(const std::string& body);       // POST /api/analyze/stop
   ApiReply puzzle_check(const std::string& body);       // POST /api/puzzles/check
   ApiReply puzzle_next(const std::string& body);        // POST /api/puzzles/next
@@ -93,6 +96,8 @@ class ServerApi {
 
  private:
   [[noreturn]] void busy() const;
+  void take_search(const std::string& address);   // 429 when the address has its searches running
+  void release_search(const std::string& address);
 
   ServerOptions options_;
   NetworkFactory networks_;
@@ -110,6 +115,8 @@ class ServerApi {
   std::atomic<std::uint64_t> serial_{0};
   std::mutex ids_mutex_;
   std::map<std::string, std::string> running_ids_;  // analysis id -> its client key
+  std::mutex addresses_mutex_;
+  std::map<std::string, int> searches_of_;          // address -> searches running or queued
 };
 
 }  // namespace ultima

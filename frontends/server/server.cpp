@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -168,11 +169,22 @@ class WebServer::Impl {
       send_reply(res, api_error(500, "internal error: " + what));
     });
 
+    // Each address's requests, as a token bucket: max_requests_per_minute
+    // on average, a quarter of that at once; beyond, 429 before any work.
+    http_.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+      if (limiter_.allow(req.remote_addr)) return httplib::Server::HandlerResponse::Unhandled;
+      send_reply(res, api_error(429, "too many requests from this address (at most " +
+                                         std::to_string(options_.max_requests_per_minute) +
+                                         " a minute); wait a moment"));
+      return httplib::Server::HandlerResponse::Handled;
+    });
     http_.Get("/", [](const httplib::Request&, httplib::Response& res) { serve_asset("/index.html", res); });
     http_.Get("/api/info", route(&ServerApi::info));
     http_.Get("/api/puzzles", route(&ServerApi::puzzles));
     http_.Post("/api/position", route(&ServerApi::position));
-    http_.Post("/api/bot-move", route(&ServerApi::bot_move));
+    http_.Post("/api/bot-move", [this](const httplib::Request& req, httplib::Response& res) {
+      send_reply(res, api_.bot_move(req.body, req.remote_addr));
+    });
     http_.Post("/api/analyze", [this](const httplib::Request& req, httplib::Response& res) { analyze(req, res); });
     http_.Post("/api/analyze/stop", route(&ServerApi::analyze_stop));
     http_.Post("/api/puzzles/check", route(&ServerApi::puzzle_check));
@@ -236,7 +248,7 @@ class WebServer::Impl {
   // JSON line each, until its last; a client that goes away stops it.
 
   void analyze(const httplib::Request& req, httplib::Response& res) {
-    const AnalysisStart query = api_.analyze(req.body);
+    const AnalysisStart query = api_.analyze(req.body, req.remote_addr);
     if (!query.stream) return send_reply(res, query.error);
     const std::string& id = query.id;
     if (std::all_of(id.begin(), id.end(), [](char c) { return c >= 0x20 && c < 0x7f; }))
@@ -270,11 +282,40 @@ class WebServer::Impl {
         [this, query](bool) { api_.end_analysis(query); });
   }
 
+  // Requests per address (a token bucket each).
+  class Limiter {
+   public:
+    explicit Limiter(int per_minute)
+        : rate_(per_minute / 60.0), burst_(std::max(10.0, per_minute / 4.0)) {}
+    bool allow(const std::string& address) {
+      const double now = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+      std::lock_guard lock(mutex_);
+      if (buckets_.size() > 100000) buckets_.clear();  // a flood of addresses starts them all afresh
+      auto [it, made] = buckets_.try_emplace(address, Bucket{burst_, now});
+      Bucket& b = it->second;
+      b.tokens = std::min(burst_, b.tokens + (now - b.at) * rate_);
+      b.at = now;
+      if (b.tokens < 1) return false;
+      b.tokens -= 1;
+      return true;
+    }
+
+   private:
+    struct Bucket {
+      double tokens;
+      double at;
+    };
+    double rate_, burst_;
+    std::mutex mutex_;
+    std::map<std::string, Bucket> buckets_;
+  };
+
   std::atomic<bool> stopping_{false};
   // The handlers before the server: httplib's threads, which call them,
   // end first.
   ServerApi api_;
   ServerOptions options_;  // api_'s, with the port bound
+  Limiter limiter_{options_.max_requests_per_minute};
   httplib::Server http_;
 };
 

@@ -35,6 +35,8 @@ struct ServerOptions {
   // them only while the server runs.
   std::string db = ":memory:";
   int max_open_games = 10;         // waiting or playing games one address may make
+  int max_searches_per_address = 4;  // analyses and bot moves one address may run or queue at once
+  int max_requests_per_minute = 1200;  // one address's requests, averaged; a burst of a quarter of it passes
   int max_waiters = 64;            // pages waiting on a game's next change at once
 };
 

@@ -5,7 +5,9 @@ Two seats play a timed game between browsers (POST /api/games/...); the
 server is killed with SIGKILL right after a move was acknowledged, started
 again on the same --db file, and the game goes on from every acknowledged
 move with the seats' tokens, its clock and its record (the .pgn download).
-A long poll from a watcher answers the next move. A --db that is not a
+A long poll from a watcher answers the next move. One address gets at
+most --max-searches-per-address searches at once and
+--max-requests-per-minute requests (429 beyond). A --db that is not a
 database stops the server before it listens, naming the file.
 
 Usage: serve_db_test.py ULTIMA
@@ -31,8 +33,8 @@ def check(condition, message):
     return condition
 
 
-def start(db):
-    server = subprocess.Popen([ultima, "serve", "--port", "0", "--db", db],
+def start(db, extra=()):
+    server = subprocess.Popen([ultima, "serve", "--port", "0", "--db", db] + list(extra),
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     line = server.stdout.readline()
     if "http://127.0.0.1:" not in line:
@@ -98,6 +100,36 @@ with tempfile.TemporaryDirectory() as work:
     check('[Result "0-1"]' in pgn and "1. d2d5 d7d6 2. e2e5 e7e6 0-1" in pgn, "the record: %s" % pgn)
     server.send_signal(signal.SIGTERM)
     check(server.wait(timeout=60) == 0, "SIGTERM: exit %s" % server.returncode)
+
+    # Per-address limits: one search at a time, and 40 requests a minute
+    # (10 at once).
+    server, base = start(db, ["--max-searches-per-address", "1", "--max-requests-per-minute", "40"])
+    seen = {}
+
+    def long_analysis():
+        req = urllib.request.Request(base + "/api/analyze", method="POST",
+                                     data=json.dumps({"id": "long", "max_depth": 60}).encode())
+        with urllib.request.urlopen(req, timeout=120) as r:
+            seen["first"] = r.readline()   # the search has started
+            seen["rest"] = r.read()
+
+    runner = threading.Thread(target=long_analysis)
+    runner.start()
+    for _ in range(100):
+        if "first" in seen:
+            break
+        threading.Event().wait(0.05)
+    status, answer = post(base, "/api/bot-move", {"bot": "novice", "moves": []})
+    check(status == 429 and "searches" in answer.get("error", ""), "a second search from the address: %s %s"
+          % (status, answer))
+    post(base, "/api/analyze/stop", {"id": "long"})
+    runner.join(60)
+    statuses = [post(base, "/api/position", {"moves": []})[0] for _ in range(30)]
+    check(429 in statuses and statuses[0] == 200, "30 requests at once: %s" % statuses)
+    status, answer = post(base, "/api/position", {"moves": []})
+    check(status == 429 and "too many requests" in answer.get("error", ""), "the refusal: %s %s" % (status, answer))
+    server.send_signal(signal.SIGTERM)
+    server.wait(timeout=60)
 
     # A file that is not a database: refused before the server listens.
     garbage = os.path.join(work, "garbage.sqlite")

@@ -237,6 +237,7 @@ TEST(AnalysisErrors, EveryMalformedQueryIsAnsweredAndTheEngineGoesOn) {
   };
   const std::vector<Case> cases = {
       {"{\"id\": \"a\", \"fen\": ", nullptr, nullptr, "not valid JSON"},
+      {"5e750", nullptr, nullptr, "not valid JSON"},  // a number out of range, not a syntax error
       {"[1, 2]", nullptr, nullptr, "JSON object"},
       {R"({"fen": "startpos"})", nullptr, "id", "missing"},
       {R"({"id": 7})", nullptr, "id", "string"},

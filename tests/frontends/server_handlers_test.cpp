@@ -206,6 +206,7 @@ TEST(ServerPosition, MalformedRequestsNameTheirFault) {
   EXPECT_TRUE(is_error(api.position("{not json"), 400));
   EXPECT_TRUE(has(error_of(api.position("{not json")), "not valid JSON")) << error_of(api.position("{not json"));
   EXPECT_TRUE(is_error(api.position("[1, 2]"), 400));
+  EXPECT_TRUE(is_error(api.position("5e750"), 400)) << api.position("5e750").body;  // out of range, not a syntax error
   EXPECT_TRUE(is_error(api.position(R"({"moves": [], "colour": "red"})"), 400, "colour"));
   EXPECT_TRUE(has(error_of(api.position(R"({"colour": "red"})")), "fields: rules, fen, moves"));
   EXPECT_TRUE(is_error(api.position(R"({"moves": "a2a3"})"), 400, "moves"));
