@@ -654,6 +654,11 @@ class BoardTest:
             friend.shot('friend-online')
         finally:
             friend.d.quit()
+        # The finished game opens in the analysis.
+        self.wait(lambda: self.el('#online-analyse').is_displayed(), 'the analyse button')
+        self.el('#online-analyse').click()
+        self.wait(lambda: self.js('return S.mode') == 'human' and self.game_moves() == ['d2d5', 'd7d6', 'e2e5', 'e7e6']
+                  and self.el('#panel-analysis').is_displayed(), 'the game in the analysis tab')
         with urllib.request.urlopen(self.server.url + '/api/games/%s.pgn' % game, timeout=30) as r:
             pgn = r.read().decode()
         record = self.server.post_json('/api/pgn/parse', {'pgn': pgn})['games'][0]

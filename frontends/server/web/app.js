@@ -1238,6 +1238,24 @@ function renderOnline() {
   $('resign').hidden = !(seated && playing);
   $('takeback').hidden = !(seated && playing);
   $('takeback').disabled = st.takeback_offer === o.seat;
+  $('online-analyse').hidden = playing || st.status === 'waiting';
+}
+
+// A finished game between browsers on this board, to step through and
+// analyse freely (the server's copy stays as it is).
+async function analyseOnlineGame() {
+  const o = S.online;
+  if (!o || !o.state) return;
+  const st = o.state;
+  const tags = Object.assign({}, S.tags, { Result: st.result || '*' });
+  resetGame(st.rules, st.fen || null, st.moves.slice());
+  S.mode = 'human';
+  S.tags = tags;
+  history.replaceState(null, '', location.pathname);
+  buildBoard();
+  await showPly(S.moves.length, true);
+  setTab('analysis');
+  setMessage('The game is on the board: step through it and press Start to analyse.', 'info');
 }
 
 async function pollOnline(gameId) {
@@ -1964,6 +1982,7 @@ async function init() {
   $('offer-accept').addEventListener('click', () => onlineAction('accept-' + $('online-offer').dataset.kind));
   $('offer-decline').addEventListener('click', () => onlineAction('decline-' + $('online-offer').dataset.kind));
   $('online-link').addEventListener('focus', () => $('online-link').select());
+  $('online-analyse').addEventListener('click', analyseOnlineGame);
   window.addEventListener('hashchange', () => {
     const m = /^#game=([a-z0-9]+)$/.exec(location.hash);
     if (m && (!S.online || S.online.id !== m[1])) openOnlineGame(m[1]);
