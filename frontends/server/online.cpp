@@ -10,24 +10,15 @@
 #include "engine/rules/notation.h"
 #include "engine/rules/replay.h"
 #include "frontends/server/api_json.h"
+#include "frontends/server/ids.h"
 
 namespace ultima {
 namespace {
 
 using namespace api_json;
-
-std::int64_t unix_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-// `n` characters drawn from the system's entropy out of `alphabet`.
-std::string random_text(std::size_t n, std::string_view alphabet) {
-  std::random_device entropy;
-  std::string out;
-  for (std::size_t i = 0; i < n; ++i) out += alphabet[entropy() % alphabet.size()];
-  return out;
-}
+using server_ids::new_token;
+using server_ids::random_text;
+using server_ids::unix_ms;
 
 const char* other(const std::string& seat) { return seat == "white" ? "black" : "white"; }
 
@@ -192,7 +183,7 @@ ApiReply OnlineGames::create(const std::string& text, const std::string& client)
     g.white_ms = g.black_ms = g.initial_ms;
     g.creator = client;
     g.status = "waiting";
-    const std::string token = random_text(32, "0123456789abcdef");
+    const std::string token = new_token();
     (colour == "white" ? g.white_token : g.black_token) = token;
     g.seed = (std::uint64_t{std::random_device{}()} << 21 ^ std::random_device{}()) & ((std::uint64_t{1} << 53) - 1);
     g.created_ms = now_();
@@ -234,7 +225,7 @@ ApiReply OnlineGames::join(const std::string& text) {
           409);
     StoredGame changed = g;
     const std::string seat = changed.white_token.empty() ? "white" : "black";
-    const std::string token = random_text(32, "0123456789abcdef");
+    const std::string token = new_token();
     (seat == "white" ? changed.white_token : changed.black_token) = token;
     changed.status = "playing";
     save(g, std::move(changed));

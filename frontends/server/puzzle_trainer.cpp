@@ -8,24 +8,11 @@
 #include <stdexcept>
 
 #include "frontends/server/glicko2.h"
+#include "frontends/server/ids.h"
 
 namespace ultima {
-namespace {
-
-std::int64_t unix_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-std::string new_token() {
-  std::random_device entropy;
-  static const char digits[] = "0123456789abcdef";
-  std::string out;
-  for (int i = 0; i < 32; ++i) out += digits[entropy() % 16];
-  return out;
-}
-
-}  // namespace
+using server_ids::new_token;
+using server_ids::unix_ms;
 
 PuzzleTrainer::PuzzleTrainer(Store& store, const std::vector<Puzzle>& puzzles, Clock now)
     : store_(store), puzzles_(puzzles), now_(now ? std::move(now) : Clock(unix_ms)), rng_(std::random_device{}()) {
