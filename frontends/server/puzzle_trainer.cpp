@@ -14,8 +14,11 @@ namespace ultima {
 using server_ids::new_token;
 using server_ids::unix_ms;
 
-PuzzleTrainer::PuzzleTrainer(Store& store, const std::vector<Puzzle>& puzzles, Clock now)
-    : store_(store), puzzles_(puzzles), now_(now ? std::move(now) : Clock(unix_ms)), rng_(std::random_device{}()) {
+PuzzleTrainer::PuzzleTrainer(Store& store, const std::vector<Puzzle>& puzzles, Clock now, std::uint64_t seed)
+    : store_(store),
+      puzzles_(puzzles),
+      now_(now ? std::move(now) : Clock(unix_ms)),
+      rng_(seed ? seed : std::random_device{}()) {
   for (const PuzzleRating& r : store_.puzzle_ratings()) learnt_[r.puzzle] = r;
 }
 

@@ -26,8 +26,9 @@ class PuzzleTrainer {
  public:
   using Clock = std::function<std::int64_t()>;  // Unix time in milliseconds
 
-  // `puzzles` must outlive the trainer.
-  PuzzleTrainer(Store& store, const std::vector<Puzzle>& puzzles, Clock now = {});
+  // `puzzles` must outlive the trainer. `seed` draws the next puzzles (0:
+  // a seed from the system's entropy; tests give one).
+  PuzzleTrainer(Store& store, const std::vector<Puzzle>& puzzles, Clock now = {}, std::uint64_t seed = 0);
 
   // A new anonymous player (1500, deviation 350), stored.
   StoredPlayer new_player();

@@ -58,7 +58,7 @@ TEST(PuzzleTrainer, AStreakRaisesTheRatingAFailureLowersIt) {
   const std::vector<Puzzle> puzzles = ladder_of_puzzles();
   std::int64_t now = 1000;
   Store store(dir.path() + "/t.sqlite");
-  PuzzleTrainer trainer(store, puzzles, [&] { return now; });
+  PuzzleTrainer trainer(store, puzzles, [&] { return now; }, 3);
   const StoredPlayer p = trainer.new_player();
   EXPECT_EQ(p.rating, 1500);
   double rating = p.rating;
@@ -100,7 +100,7 @@ TEST(PuzzleTrainer, AStreakRaisesTheRatingAFailureLowersIt) {
 TEST(PuzzleTrainer, TheNextPuzzleIsNearThePlayersRatingAndNew) {
   const std::vector<Puzzle> puzzles = ladder_of_puzzles();
   Store store(":memory:");
-  PuzzleTrainer trainer(store, puzzles);
+  PuzzleTrainer trainer(store, puzzles, {}, 7);
   StoredPlayer p = trainer.new_player();
   std::set<std::string> seen;
   for (int i = 0; i < 20; ++i) {
@@ -115,10 +115,15 @@ TEST(PuzzleTrainer, TheNextPuzzleIsNearThePlayersRatingAndNew) {
     trainer.attempt(p.token, *next, false);
     p = *trainer.player(p.token);
   }
-  // Failures brought the player down, and the puzzles drawn with it.
+  // Failures brought the player down; with a pool of one the next puzzle
+  // is the untried one nearest the player's rating.
+  EXPECT_LT(p.rating, 1500);
   const Puzzle* low = trainer.next(p, "", 1);
   ASSERT_NE(low, nullptr);
-  EXPECT_LT(trainer.rating_of(*low).rating, 1500);
+  double nearest = 1e9;
+  for (const Puzzle& q : puzzles)
+    if (!seen.count(q.id)) nearest = std::min(nearest, std::abs(trainer.rating_of(q).rating - p.rating));
+  EXPECT_EQ(std::abs(trainer.rating_of(*low).rating - p.rating), nearest) << low->id;
   // A tag narrows the choice; when every puzzle is tried, none is left.
   for (int i = 0; i < 30; ++i) {
     const Puzzle* next = trainer.next(p, "mate");
