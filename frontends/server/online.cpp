@@ -82,6 +82,16 @@ json state_json(const StoredGame& g, const std::string& token, std::int64_t now)
   return out;
 }
 
+// The answer to a seat taken (create, join): the game as that seat sees it.
+ApiReply seat_reply(const StoredGame& g, const std::string& seat, const std::string& token, std::int64_t now) {
+  json out;
+  out["id"] = g.id;
+  out["seat"] = seat;
+  out["token"] = token;
+  out["game"] = state_json(g, token, now);
+  return reply_json(out);
+}
+
 void end_game(StoredGame& g, const std::string& result, const std::string& termination) {
   g.status = "over";
   g.result = result;
@@ -206,12 +216,7 @@ ApiReply OnlineGames::create(const std::string& text, const std::string& client)
       games_.erase(g.id);
       throw;
     }
-    json out;
-    out["id"] = slot.id;
-    out["seat"] = colour;
-    out["token"] = token;
-    out["game"] = state_json(slot, token, now_());
-    return reply_json(out);
+    return seat_reply(slot, colour, token, now_());
   });
 }
 
@@ -229,12 +234,7 @@ ApiReply OnlineGames::join(const std::string& text) {
     (seat == "white" ? changed.white_token : changed.black_token) = token;
     changed.status = "playing";
     save(g, std::move(changed));
-    json out;
-    out["id"] = g.id;
-    out["seat"] = seat;
-    out["token"] = token;
-    out["game"] = state_json(g, token, now_());
-    return reply_json(out);
+    return seat_reply(g, seat, token, now_());
   });
 }
 
@@ -270,7 +270,7 @@ ApiReply OnlineGames::act(const std::string& text) {
       if (ply != static_cast<std::int64_t>(g.moves.size()))
         bad("ply", "the game is at ply " + std::to_string(g.moves.size()) + ", not " + std::to_string(ply), 409);
       const ReplayedGame played = replayed(g);
-      if (side_to_move(g) != seat) bad("action", "it is " + std::string(opponent) + "'s move", 409);
+      if ((played.last().side_to_move() == kWhite ? "white" : "black") != seat) bad("action", "it is " + std::string(opponent) + "'s move", 409);
       const std::string text_move = string_field(body, "move", "");
       try {
         const Move m = parse_move(played.last(), text_move);
