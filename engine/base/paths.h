@@ -20,7 +20,7 @@ std::string program_directory();
 //   4. relative to the working directory.
 // When none exists, the last (so an error names a path the user can fix).
 // Each kind of data also has its own variable (ULTIMA_LEVELS, ULTIMA_BOTS,
-// ULTIMA_PUZZLES, ULTIMA_NNUE), read before this by its own lookup.
+// ULTIMA_PUZZLES, ULTIMA_COURSE, ULTIMA_NNUE), read before this by its own lookup.
 std::string data_path(const std::string& relative);
 
 }  // namespace ultima
