@@ -786,6 +786,13 @@ function newSeed() {
   return (words[0] & 0x1fffff) * 0x100000000 + words[1];
 }
 
+// The seed typed in (a game's Seed tag, to replay its bot), else a new one.
+function chosenSeed() {
+  const typed = $('bot-seed').value.trim();
+  const n = Number(typed);
+  return typed !== '' && Number.isSafeInteger(n) && n >= 0 ? n : newSeed();
+}
+
 async function newGame() {
   stopAnalysis();
   const rules = $('rules-select').value;
@@ -812,7 +819,7 @@ async function newGame() {
     S.bot = {
       name: bot.name, elo: bot.elo, humanColor: color, timeMode: $('time-mode').value,
       movetime: Math.max(10, Number($('movetime-ms').value) || 1000), thinking: false,
-      seed: newSeed(),
+      seed: chosenSeed(),
     };
     S.flipped = color === 'black';
     S.tags = color === 'white' ? { White: 'You', Black: bot.name } : { White: bot.name, Black: 'You' };
