@@ -251,6 +251,19 @@ ServerApi::ServerApi(ServerOptions options, NetworkFactory networks)
     puzzles_error_ = e.what();
   }
   trainer_ = std::make_unique<PuzzleTrainer>(*store_, puzzles_);
+  // Games against bots: the server plays the bot's seat. A turn is queued
+  // here and handed to a search worker as soon as one is free.
+  BotHost host;
+  host.known = [this](const std::string& name) {
+    return std::any_of(catalogue_.begin(), catalogue_.end(), [&](const Bot& b) { return b.name == name; });
+  };
+  host.start = [this](const BotTurn& turn) {
+    std::lock_guard lock(bots_mutex_);
+    bot_turns_.push_back(turn);
+    bots_cv_.notify_one();
+  };
+  online_->set_bots(host);
+  bot_driver_ = std::thread([this] { drive_bots(); });
   try {
     course_ = read_course(default_course_file());
   } catch (const std::exception& e) {
@@ -298,7 +311,58 @@ ApiReply ServerApi::course_check(const std::string& request) const {
   });
 }
 
-ServerApi::~ServerApi() = default;
+ServerApi::~ServerApi() {
+  {
+    std::lock_guard lock(bots_mutex_);
+    bots_stopping_ = true;
+  }
+  bots_cv_.notify_all();
+  if (bot_driver_.joinable()) bot_driver_.join();
+  online_->set_bots({});
+  online_->shutdown();
+  service_.reset();  // its workers finish first: bot jobs report to online_
+}
+
+void ServerApi::drive_bots() {
+  std::unique_lock lock(bots_mutex_);
+  for (;;) {
+    bots_cv_.wait(lock, [&] { return bots_stopping_ || !bot_turns_.empty(); });
+    if (bots_stopping_) return;
+    const BotTurn turn = bot_turns_.front();
+    lock.unlock();
+    const auto admission = service_->submit_job([this, turn] { play_bot_turn(turn); });
+    lock.lock();
+    if (admission != AnalysisService::Admission::kBusy) {
+      bot_turns_.pop_front();
+    } else {
+      // Every worker and queue place is taken: the turn waits its place.
+      bots_cv_.wait_for(lock, std::chrono::milliseconds(200), [&] { return bots_stopping_; });
+    }
+  }
+}
+
+void ServerApi::play_bot_turn(const BotTurn& turn) {
+  try {
+    const auto bot = std::find_if(catalogue_.begin(), catalogue_.end(), [&](const Bot& b) { return b.name == turn.bot; });
+    if (bot == catalogue_.end()) throw std::runtime_error("no bot named '" + turn.bot + "' in the catalogue");
+    const Rules rules = Rules::parse(turn.rules);
+    const ReplayedGame game = replay_game(start_position(turn.fen, rules), turn.moves);
+    Position pos = game.last();
+    MoveLimits limits;
+    limits.movetime_ms = turn.movetime_ms;
+    if (!limits.movetime_ms) {
+      limits.time_ms[kWhite] = turn.white_ms;
+      limits.time_ms[kBlack] = turn.black_ms;
+      limits.inc_ms[kWhite] = limits.inc_ms[kBlack] = turn.increment_ms;
+    }
+    std::unique_ptr<Player> player = make_player(bot->name, bot_networks_);
+    player->new_game();
+    const MoveChoice choice = player->choose(pos, move_seed(turn.seed, 0, pos.game_ply()), limits);
+    online_->bot_moved(turn, to_coordinate(choice.move));
+  } catch (const std::exception& e) {
+    online_->bot_failed(turn, "the bot '" + turn.bot + "' could not move: " + e.what());
+  }
+}
 
 // ---- GET /api/info
 

@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engine/play/bot.h"
@@ -96,6 +97,8 @@ class ServerApi {
 
  private:
   [[noreturn]] void busy() const;
+  void drive_bots();                              // the bot driver's thread
+  void play_bot_turn(const BotTurn& turn);        // on a search worker
   void take_search(const std::string& address);   // 429 when the address has its searches running
   void release_search(const std::string& address);
 
@@ -117,6 +120,12 @@ class ServerApi {
   std::map<std::string, std::string> running_ids_;  // analysis id -> its client key
   std::mutex addresses_mutex_;
   std::map<std::string, int> searches_of_;          // address -> searches running or queued
+  // Bots' turns in games against them, waiting for a search worker.
+  std::mutex bots_mutex_;
+  std::condition_variable bots_cv_;
+  std::deque<BotTurn> bot_turns_;
+  bool bots_stopping_ = false;
+  std::thread bot_driver_;
 };
 
 }  // namespace ultima

@@ -73,6 +73,11 @@ CREATE TABLE puzzle_attempts (
   PRIMARY KEY (player, puzzle)
 ) WITHOUT ROWID;
 )sql",
+    // 3: games against a bot: the bot holding a seat, and its thinking time.
+    R"sql(
+ALTER TABLE games ADD COLUMN bot TEXT NOT NULL DEFAULT '';
+ALTER TABLE games ADD COLUMN bot_movetime_ms INTEGER NOT NULL DEFAULT 0;
+)sql",
 };
 static_assert(std::size(kSteps) == Store::kSchemaVersion, "one step per schema version");
 
@@ -180,12 +185,14 @@ int Store::schema_version() {
 
 void Store::migrate(int to) {
   std::lock_guard lock(mutex_);
+  version_ = read_version();
   for (int v = read_version(); v < to; ++v) {
     exec("BEGIN IMMEDIATE");
     try {
       exec(kSteps[v]);
       exec(("PRAGMA user_version = " + std::to_string(v + 1)).c_str());
       exec("COMMIT");
+      version_ = v + 1;
     } catch (...) {
       sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
       throw;
@@ -197,22 +204,29 @@ void Store::put_game(const StoredGame& g) {
   std::lock_guard lock(mutex_);
   exec("BEGIN IMMEDIATE");
   try {
-    Statement row(db_,
-                  "INSERT INTO games (id, rules, fen, initial_ms, increment_ms, white_ms, black_ms, turn_since_ms, "
-                  "white_token, black_token, creator, status, result, termination, draw_offer, takeback_offer, "
-                  "seed, created_ms, updated_ms, version) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
-                  "?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20) ON CONFLICT (id) DO UPDATE SET rules = ?2, "
-                  "fen = ?3, initial_ms = ?4, increment_ms = ?5, white_ms = ?6, black_ms = ?7, "
-                  "turn_since_ms = ?8, white_token = ?9, black_token = ?10, creator = ?11, status = ?12, "
-                  "result = ?13, termination = ?14, draw_offer = ?15, takeback_offer = ?16, seed = ?17, "
-                  "created_ms = ?18, updated_ms = ?19, version = ?20",
-                  path_);
+    // A file kept at an older schema (tests make them) has no bot columns.
+    const bool bots = version_ >= 3;
+    if (!bots && !g.bot.empty()) throw StoreError("database '" + path_ + "': its schema has no games against bots");
+    const std::string sql =
+        std::string("INSERT INTO games (id, rules, fen, initial_ms, increment_ms, white_ms, black_ms, turn_since_ms, "
+                    "white_token, black_token, creator, status, result, termination, draw_offer, takeback_offer, "
+                    "seed, created_ms, updated_ms, version") +
+        (bots ? ", bot, bot_movetime_ms" : "") +
+        ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20" +
+        (bots ? ", ?21, ?22" : "") +
+        ") ON CONFLICT (id) DO UPDATE SET rules = ?2, fen = ?3, initial_ms = ?4, increment_ms = ?5, white_ms = ?6, "
+        "black_ms = ?7, turn_since_ms = ?8, white_token = ?9, black_token = ?10, creator = ?11, status = ?12, "
+        "result = ?13, termination = ?14, draw_offer = ?15, takeback_offer = ?16, seed = ?17, created_ms = ?18, "
+        "updated_ms = ?19, version = ?20" +
+        (bots ? ", bot = ?21, bot_movetime_ms = ?22" : "");
+    Statement row(db_, sql.c_str(), path_);
     row.bind(1, g.id).bind(2, g.rules).bind(3, g.fen).bind(4, g.initial_ms).bind(5, g.increment_ms);
     row.bind(6, g.white_ms).bind(7, g.black_ms).bind(8, g.turn_since_ms).bind(9, g.white_token);
     row.bind(10, g.black_token).bind(11, g.creator).bind(12, g.status).bind(13, g.result);
     row.bind(14, g.termination).bind(15, g.draw_offer).bind(16, g.takeback_offer);
     row.bind(17, static_cast<std::int64_t>(g.seed)).bind(18, g.created_ms).bind(19, g.updated_ms);
     row.bind(20, g.version);
+    if (bots) row.bind(21, g.bot).bind(22, g.bot_movetime_ms);
     row.step();
     Statement cut(db_, "DELETE FROM moves WHERE game_id = ?1 AND ply >= ?2", path_);
     cut.bind(1, g.id).bind(2, static_cast<std::int64_t>(g.moves.size()));
@@ -232,11 +246,13 @@ void Store::put_game(const StoredGame& g) {
 
 std::optional<StoredGame> Store::game(const std::string& id) {
   std::lock_guard lock(mutex_);
-  Statement row(db_,
-                "SELECT id, rules, fen, initial_ms, increment_ms, white_ms, black_ms, turn_since_ms, white_token, "
-                "black_token, creator, status, result, termination, draw_offer, takeback_offer, seed, created_ms, "
-                "updated_ms, version FROM games WHERE id = ?1",
-                path_);
+  const bool bots = version_ >= 3;
+  const std::string sql =
+      std::string("SELECT id, rules, fen, initial_ms, increment_ms, white_ms, black_ms, turn_since_ms, white_token, "
+                  "black_token, creator, status, result, termination, draw_offer, takeback_offer, seed, created_ms, "
+                  "updated_ms, version") +
+      (bots ? ", bot, bot_movetime_ms" : "") + " FROM games WHERE id = ?1";
+  Statement row(db_, sql.c_str(), path_);
   row.bind(1, id);
   if (!row.step()) return std::nullopt;
   StoredGame g;
@@ -260,6 +276,10 @@ std::optional<StoredGame> Store::game(const std::string& id) {
   g.created_ms = row.integer(17);
   g.updated_ms = row.integer(18);
   g.version = row.integer(19);
+  if (bots) {
+    g.bot = row.text(20);
+    g.bot_movetime_ms = row.integer(21);
+  }
   Statement moves(db_, "SELECT ply, move FROM moves WHERE game_id = ?1 ORDER BY ply", path_);
   moves.bind(1, id);
   while (moves.step()) {

@@ -47,6 +47,8 @@ struct StoredGame {
   std::string draw_offer;           // the seat offering ("white", "black"), or empty
   std::string takeback_offer;
   std::uint64_t seed = 0;           // the game's seed (its record's Seed tag)
+  std::string bot;                  // the bot (a catalogue name) holding the seat without a token, or empty
+  std::int64_t bot_movetime_ms = 0; // an untimed game: the bot's time a move
   std::int64_t created_ms = 0, updated_ms = 0;
   std::int64_t version = 0;         // grows with every change
   std::vector<std::string> moves;   // coordinate form
@@ -72,8 +74,8 @@ struct PuzzleRating {
 class Store {
  public:
   // The schema this program writes: 1 games between browsers, 2 the puzzle
-  // trainer's players, puzzle ratings and attempts.
-  static constexpr int kSchemaVersion = 2;
+  // trainer's players, puzzle ratings and attempts, 3 games against a bot.
+  static constexpr int kSchemaVersion = 3;
 
   // Opens (making it when missing) the database at `path` and brings its
   // schema to `schema_version` (tests make older files with a smaller one).
@@ -116,6 +118,7 @@ class Store {
   void migrate(int to);
 
   std::string path_;
+  int version_ = 0;  // the schema the file has (tests keep older ones)
   std::mutex mutex_;
   sqlite3* db_ = nullptr;
 };

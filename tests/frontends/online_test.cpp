@@ -309,5 +309,128 @@ TEST(OnlineGames, OneAddressHasAFewOpenGamesAtMost) {
   ok(g.online->create("{}", "10.0.0.1"));
 }
 
+
+// A bot host that only records the turns it is asked to play; the test
+// answers them.
+struct RecordingBots {
+  std::vector<BotTurn> turns;
+  BotHost host() {
+    BotHost h;
+    h.known = [](const std::string& name) { return name == "testbot"; };
+    h.start = [this](const BotTurn& t) { turns.push_back(t); };
+    return h;
+  }
+};
+
+TEST(OnlineGamesAgainstABot, TheBotHoldsTheOtherSeatAndItsMovesAreKept) {
+  Games g(":memory:");
+  RecordingBots bots;
+  refused(g.online->create(R"({"bot": "testbot"})", "10.0.0.1"), 400, "bot", "plays no bots");
+  g.online->set_bots(bots.host());
+  refused(g.online->create(R"({"bot": "nobody"})", "10.0.0.1"), 404, "bot", "no bot named 'nobody'");
+  refused(g.online->create(R"({"bot": "testbot", "movetime_ms": 1})", "10.0.0.1"), 400, "movetime_ms");
+
+  // The person plays Black: the game starts at once with the bot's turn.
+  const json made = ok(g.online->create(R"({"bot": "testbot", "colour": "black", "movetime_ms": 300, "seed": 77})",
+                                        "10.0.0.1"));
+  EXPECT_EQ(made["seat"], "black");
+  const json& game = made["game"];
+  EXPECT_EQ(game["status"], "playing");
+  EXPECT_EQ(game["seats"], json({{"white", true}, {"black", true}}));
+  EXPECT_EQ(game["bot"]["name"], "testbot");
+  EXPECT_EQ(game["bot"]["seat"], "white");
+  EXPECT_EQ(game["bot"]["thinking"], true);
+  EXPECT_EQ(game["seed"], 77);
+  ASSERT_EQ(bots.turns.size(), 1u);
+  EXPECT_EQ(bots.turns[0].game, made["id"]);
+  EXPECT_TRUE(bots.turns[0].moves.empty());
+  EXPECT_EQ(bots.turns[0].movetime_ms, 300);
+  EXPECT_EQ(bots.turns[0].seed, 77u);
+  // Nobody else can take a seat, and the person cannot move for the bot.
+  refused(g.online->join(json{{"id", made["id"]}}.dump()), 409, "id");
+  const Seats s{made["id"], "", made["token"]};
+  refused(move(*g.online, s, s.black, "d2d5", 0), 409, "action", "white's move");
+
+  g.online->bot_moved(bots.turns[0], "d2d5");
+  json state = ok(g.online->state(json{{"id", s.id}, {"token", s.black}}.dump()));
+  EXPECT_EQ(state["moves"], json::array({"d2d5"}));
+  EXPECT_EQ(state["bot"]["thinking"], false);
+  ok(move(*g.online, s, s.black, "d7d6", 1));
+  ASSERT_EQ(bots.turns.size(), 2u);
+  EXPECT_EQ(bots.turns[1].moves, (std::vector<std::string>{"d2d5", "d7d6"}));
+
+  // A draw offer is refused; a takeback is granted at once, and the bot's
+  // answer to the position taken back is dropped.
+  refused(action(*g.online, s, s.black, "offer-draw"), 409, "action", "takes no draw");
+  state = ok(action(*g.online, s, s.black, "offer-takeback"));
+  EXPECT_EQ(state["moves"], json::array({"d2d5"}));
+  g.online->bot_moved(bots.turns[1], "e2e5");
+  state = ok(g.online->state(json{{"id", s.id}, {"token", s.black}}.dump()));
+  EXPECT_EQ(state["moves"], json::array({"d2d5"})) << "a stale answer was played";
+  ok(move(*g.online, s, s.black, "e7e6", 1));
+  ASSERT_EQ(bots.turns.size(), 3u) << "the new position gets its own turn";
+  EXPECT_EQ(bots.turns[2].moves, (std::vector<std::string>{"d2d5", "e7e6"}));
+  // A bot move the rules refuse is not played, and shows as the bot's error.
+  g.online->bot_moved(bots.turns[2], "a1a1");
+  state = ok(g.online->state(json{{"id", s.id}, {"token", s.black}}.dump()));
+  EXPECT_EQ(state["moves"].size(), 2u);
+  EXPECT_NE(state["bot"].value("error", "").find("a1a1"), std::string::npos) << state.dump();
+  ASSERT_EQ(bots.turns.size(), 4u) << "the state request tried the turn again";
+  g.online->bot_moved(bots.turns[3], "e2e5");
+  state = ok(g.online->state(json{{"id", s.id}, {"token", s.black}}.dump()));
+  EXPECT_EQ(state["moves"], json::array({"d2d5", "e7e6", "e2e5"}));
+  EXPECT_FALSE(state["bot"].contains("error"));
+
+  // The record names the bot and the seed that replays it.
+  const std::optional<std::string> pgn = g.online->pgn(s.id);
+  ASSERT_TRUE(pgn);
+  EXPECT_NE(pgn->find("[White \"testbot\"]"), std::string::npos) << *pgn;
+  EXPECT_NE(pgn->find("[Black \"You\"]"), std::string::npos) << *pgn;
+  EXPECT_NE(pgn->find("[Seed \"77\"]"), std::string::npos) << *pgn;
+  ok(action(*g.online, s, s.black, "resign"));
+  state = ok(g.online->state(json{{"id", s.id}, {"token", s.black}}.dump()));
+  EXPECT_EQ(state["result"], "1-0");
+  EXPECT_EQ(bots.turns.size(), 4u);
+}
+
+TEST(OnlineGamesAgainstABot, TheBotPlaysOnTheClockAndAfterARestart) {
+  const TempDir dir("online-bot-restart");
+  const std::string file = dir.path() + "/games.sqlite";
+  std::string id, token;
+  {
+    Games g(file);
+    RecordingBots bots;
+    g.online->set_bots(bots.host());
+    const json made = ok(g.online->create(R"({"bot": "testbot", "colour": "white", "minutes": 1, "increment": 2})",
+                                          "10.0.0.1"));
+    id = made["id"];
+    token = made["token"];
+    EXPECT_TRUE(bots.turns.empty()) << "White is the person's";
+    ok(g.online->act(json{{"id", id}, {"token", token}, {"action", "move"}, {"move", "d2d5"}, {"ply", 0}}.dump()));
+    ASSERT_EQ(bots.turns.size(), 1u);
+    g.online->bot_moved(bots.turns[0], "d7d6");
+    g.now += 5000;
+    ok(g.online->act(json{{"id", id}, {"token", token}, {"action", "move"}, {"move", "e2e5"}, {"ply", 2}}.dump()));
+    ASSERT_EQ(bots.turns.size(), 2u);
+    // The bot's clock runs while it thinks, as a person's does.
+    EXPECT_EQ(bots.turns[1].white_ms, 60000 - 5000 + 2000);
+    EXPECT_EQ(bots.turns[1].black_ms, 60000);
+    EXPECT_EQ(bots.turns[1].increment_ms, 2000);
+    EXPECT_EQ(bots.turns[1].movetime_ms, 0);
+  }  // the server stops while the bot thinks
+  Games again(file);
+  RecordingBots bots;
+  again.online->set_bots(bots.host());
+  json state = ok(again.online->state(json{{"id", id}, {"token", token}}.dump()));
+  ASSERT_EQ(bots.turns.size(), 1u) << "the bot's turn resumes when the game is opened";
+  EXPECT_EQ(bots.turns[0].moves, (std::vector<std::string>{"d2d5", "d7d6", "e2e5"}));
+  again.now = 1'800'000'000'000 + 5000 + 1000;  // a second after the person's move
+  again.online->bot_moved(bots.turns[0], "e7e6");
+  state = ok(again.online->state(json{{"id", id}, {"token", token}}.dump()));
+  EXPECT_EQ(state["moves"].size(), 4u);
+  EXPECT_EQ(state["clock"]["black_ms"], 60000 - 1000 + 2000);
+  EXPECT_EQ(state["bot"]["name"], "testbot");
+}
+
 }  // namespace
 }  // namespace ultima

@@ -163,7 +163,15 @@ TEST(Store, MigratingFromTheFirstSchemaKeepsEveryGame) {
     ASSERT_TRUE(read) << g.id;
     EXPECT_EQ(read->moves, g.moves);
     EXPECT_EQ(read->status, g.status);
+    EXPECT_EQ(read->bot, "");
   }
+  // Step 3's columns: a game against a bot.
+  StoredGame bot_game = games[0];
+  bot_game.bot = "novice";
+  bot_game.bot_movetime_ms = 700;
+  now.put_game(bot_game);
+  EXPECT_EQ(now.game(bot_game.id)->bot, "novice");
+  EXPECT_EQ(now.game(bot_game.id)->bot_movetime_ms, 700);
   StoredPlayer p;
   p.token = "t";
   now.put_player(p);

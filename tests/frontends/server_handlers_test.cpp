@@ -255,6 +255,37 @@ TEST(ServerBotMove, TheBotPlaysALegalMoveWithItsScore) {
   EXPECT_NE(std::find(legal.begin(), legal.end(), parsed(timed)["move"].get<std::string>()), legal.end());
 }
 
+// A game against a bot of the catalogue: the server plays its seat, and the
+// same seed replays the same game (the bot's own node budget ends its
+// search long before the time given).
+TEST(ServerBotGame, TheServerPlaysTheBotsSeatAndTheSeedReplaysIt) {
+  auto play = [](std::uint64_t seed) {
+    ServerApi api(small_options(), {});
+    const json made = parsed(api.online().create(
+        json{{"bot", "novice"}, {"colour", "black"}, {"movetime_ms", 5000}, {"seed", seed}}.dump(), "10.0.0.1"));
+    const std::string id = made.at("id"), token = made.at("token");
+    std::vector<std::string> moves;
+    for (int ply = 0; ply < 6; ply += 2) {
+      // Wait for the bot's move (a long poll wakes when the game changes).
+      json state = parsed(api.online().state(json{{"id", id}, {"token", token}}.dump()));
+      for (int i = 0; i < 100 && state["moves"].size() == static_cast<std::size_t>(ply); ++i)
+        state = parsed(api.online().wait(json{{"id", id}, {"token", token}, {"version", state["version"]}}.dump()));
+      EXPECT_EQ(state["moves"].size(), static_cast<std::size_t>(ply + 1)) << state;
+      if (state["moves"].size() != static_cast<std::size_t>(ply + 1)) break;
+      const json position = parsed(api.position(json{{"moves", state["moves"]}}.dump()));
+      const std::string reply = position["legal"][0]["move"];
+      const ApiReply moved = api.online().act(
+          json{{"id", id}, {"token", token}, {"action", "move"}, {"move", reply}, {"ply", ply + 1}}.dump());
+      EXPECT_EQ(moved.status, 200) << moved.body;
+      moves = parsed(moved)["moves"].get<std::vector<std::string>>();
+    }
+    return moves;
+  };
+  const std::vector<std::string> first = play(5);
+  ASSERT_EQ(first.size(), 6u);
+  EXPECT_EQ(play(5), first) << "the same seed, the same bot moves";
+}
+
 TEST(ServerBotMove, AnUnknownOrMissingBotAndBadLimitsAreRefused) {
   ServerApi api(small_options(), {});
   EXPECT_TRUE(is_error(api.bot_move(R"({"bot": "nobody"})"), 404, "bot"));
