@@ -2,9 +2,12 @@
 """The web board in a real browser: headless Chromium driven by Selenium.
 
 Starts `ultima serve --port 0`, opens the page and plays it as a person
-would, by clicking squares: a game against the weakest bot to its end, an
-illegal move refused, an analysis whose lines appear and update, a puzzle
-solved, a PGN loaded and stepped through. A screenshot of each scenario is
+would, by clicking squares: a game against the weakest bot to its end
+(kept by the server through a reload), an illegal move refused and a
+takeback granted, an analysis whose lines appear and update, puzzles
+solved and rated, a PGN loaded and stepped through, two browsers playing
+each other through a reload and a server restart, the piece sets and
+dragging, a lesson of the course. A screenshot of each scenario is
 written to the artifacts folder.
 
 Usage: test_web.py --ultima BUILD/ultima --source SOURCE_DIR --artifacts DIR
@@ -216,7 +219,8 @@ class BoardTest:
     def play_bot_game(self):
         """Against the weakest bot, from a position the bot starts (Black to
         move) where White is close to a mate; White's moves are the server's
-        best. The game must end with a result on the banner."""
+        best. The game is the server's: a reload in the middle finds it as it
+        was, and it must end with a result on the banner."""
         info = json.loads(urllib.request.urlopen(self.server.url + '/api/info', timeout=30).read())
         weakest = info['bots'][0]['name']
         fen = '6pk/5K1p/8/8/3W4/2p5/8/8 b 0 1'
@@ -230,7 +234,11 @@ class BoardTest:
         self.select('#time-mode', 'movetime')
         self.set_input('#movetime-ms', '100')
         self.set_input('#bot-seed', '1')  # the same game every run
+        before = self.js('return S.online && S.online.id')
         self.el('#new-game').click()
+        self.wait(lambda: self.js('return S.online && S.online.state && S.online.id') not in (None, before) and
+                  not self.el('#result-banner').is_displayed(), 'the new game from the server')
+        reloaded = False
         for _ in range(40):
             # Wait for the bot's move (or the end).
             self.wait(lambda: self.el('#result-banner').is_displayed() or
@@ -242,6 +250,15 @@ class BoardTest:
                 break
             moves = self.game_moves()
             n = len(moves)
+            if not reloaded:
+                # A reload: the game comes back from the server, seat and moves.
+                game = self.js('return S.online.id')
+                self.d.refresh()
+                self.wait(lambda: self.js('return document.body.dataset.ready') == 'true', 'the reloaded page')
+                self.wait(lambda: self.js('return S.online && S.online.id') == game and self.moves_shown() == n,
+                          'the game after the reload')
+                assert self.js('return [S.online.seat, S.online.bot]') == ['white', weakest]
+                reloaded = True
             self.click_move(self.best_move('abbott1963', fen, moves))
             self.wait(lambda: self.moves_shown() > n, 'our move in the move list')
         banner = self.el('#result-banner')
@@ -255,21 +272,27 @@ class BoardTest:
         plies = self.moves_shown()
         # Each game against a bot has its own seed, kept in its record's
         # tags: the next game's differs.
-        first = self.js('return [S.bot.seed, S.tags.Seed]')
+        seed = 'return S.online && S.online.state && [S.online.state.seed, S.tags.Seed]'
+        first = self.js(seed)
         assert first == [1, '1'], first
+        record = urllib.request.urlopen('%s/api/games/%s.pgn' % (self.server.url, self.js('return S.online.id')),
+                                        timeout=30).read().decode()
+        assert '[Seed "1"]' in record and '[Black "%s"]' % weakest in record, record
         self.set_input('#bot-seed', '')
         self.el('#new-game').click()
-        self.wait(lambda: self.js('return S.bot.seed') != first[0], 'a new seed for the next game')
-        second = self.js('return [S.bot.seed, S.tags.Seed]')
+        self.wait(lambda: (self.js(seed) or first)[0] != first[0], 'a new seed for the next game')
+        second = self.js(seed)
         assert isinstance(second[0], int) and second[1] == str(second[0]), second
         self.set_input('#bot-seed', '')
         self.el('#new-game').click()
-        self.wait(lambda: self.js('return S.bot.seed') not in (first[0], second[0]), 'another new seed')
-        return 'game over after %d plies: %s' % (plies, text)
+        self.wait(lambda: (self.js(seed) or first)[0] not in (first[0], second[0]), 'another new seed')
+        return 'game over after %d plies (a reload after the first): %s' % (plies, text)
 
     def illegal_move(self):
-        """A clock game: both clocks shown, the running one counts down; a
-        move that is not legal is refused with a message, and nothing moves."""
+        """A clock game against a bot: a move that is not legal is refused
+        with a message, and nothing moves; a takeback is granted; both clocks
+        are shown and, once each side has moved, the running one counts
+        down; resigning asks to be confirmed."""
         info = json.loads(urllib.request.urlopen(self.server.url + '/api/info', timeout=30).read())
         self.open_page()
         self.select('#opponent-select', 'bot')
@@ -281,12 +304,9 @@ class BoardTest:
         self.el('#new-game').click()
         white = self.el('.clock[data-color="white"]')
         black = self.el('.clock[data-color="black"]')
-        self.wait(lambda: self.js('return document.body.dataset.mode') == 'bot' and white.get_attribute('data-ms'),
+        self.wait(lambda: self.js('return !!(S.online && S.online.bot)') and white.get_attribute('data-ms'),
                   'the new game with its clocks')
-        start = int(white.get_attribute('data-ms'))
         assert black.get_attribute('data-ms'), 'the black clock is not shown'
-        self.wait(lambda: int(white.get_attribute('data-ms')) < start, "White's clock to count down")
-        assert 'running' in white.get_attribute('class')
         # Selecting the pawn on a2 shows its moves; a2-b3 is not one of them.
         self.square('a2').click()
         self.wait(lambda: 'target' in self.square('a3').get_attribute('class'), 'a2 pawn targets shown')
@@ -303,9 +323,17 @@ class BoardTest:
         self.square('e7').click()
         self.wait(lambda: "Black" in msg.text or 'turn' in msg.text, 'the wrong side refused')
         self.shot('illegal-move')
-        # A legal move is played and the bot answers.
+        # A legal move is played and the bot answers; White's clock runs.
         self.click_move('d2d5')
         self.wait(lambda: self.moves_shown() == 2, "the bot's answer")
+        # Take back: the bot grants it at once, its reply and the move go.
+        self.el('#takeback').click()
+        self.wait(lambda: self.moves_shown() == 0, 'the takeback')
+        self.click_move('d2d5')
+        self.wait(lambda: self.moves_shown() == 2, "the bot's answer again")
+        self.wait(lambda: 'running' in white.get_attribute('class'), "White's clock to run")
+        start = int(white.get_attribute('data-ms'))
+        self.wait(lambda: int(white.get_attribute('data-ms')) < start, "White's clock to count down")
         # Resigning asks to be confirmed: the first click only asks.
         self.el('#resign').click()
         self.wait(lambda: 'Sure' in self.el('#resign').text, 'the resignation to be confirmed')

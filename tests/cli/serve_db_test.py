@@ -5,7 +5,9 @@ Two seats play a timed game between browsers (POST /api/games/...); the
 server is killed with SIGKILL right after a move was acknowledged, started
 again on the same --db file, and the game goes on from every acknowledged
 move with the seats' tokens, its clock and its record (the .pgn download).
-A long poll from a watcher answers the next move. One address gets at
+A long poll from a watcher answers the next move. A game against a bot
+(the server plays its seat) is killed while the bot thinks; after the
+restart the bot thinks again and its move arrives. One address gets at
 most --max-searches-per-address searches at once and
 --max-requests-per-minute requests (429 beyond). A --db that is not a
 database stops the server before it listens, naming the file.
@@ -100,6 +102,44 @@ with tempfile.TemporaryDirectory() as work:
     check('[Result "0-1"]' in pgn and "1. d2d5 d7d6 2. e2e5 e7e6 0-1" in pgn, "the record: %s" % pgn)
     server.send_signal(signal.SIGTERM)
     check(server.wait(timeout=60) == 0, "SIGTERM: exit %s" % server.returncode)
+
+    # A game against a bot, killed while the bot's turn waits behind a long
+    # analysis on the one search worker.
+    server, base = start(db, ["--max-searches", "1"])
+    started = threading.Event()
+
+    def occupy():
+        req = urllib.request.Request(base + "/api/analyze", method="POST",
+                                     data=json.dumps({"id": "hold", "max_depth": 60}).encode())
+        try:
+            with urllib.request.urlopen(req, timeout=120) as r:
+                r.readline()
+                started.set()
+                r.read()
+        except Exception:
+            started.set()  # the server was killed under it
+
+    holder = threading.Thread(target=occupy)
+    holder.start()
+    check(started.wait(60), "the long analysis started")
+    status, made = post(base, "/api/games/new", {"bot": "novice", "colour": "black", "movetime_ms": 200, "seed": 3})
+    check(status == 200 and made["game"]["bot"]["thinking"] is True and made["game"]["moves"] == [],
+          "a bot game: %s %s" % (status, made))
+    bot_game, token = made["id"], made["token"]
+    server.send_signal(signal.SIGKILL)
+    server.wait(timeout=60)
+    holder.join(60)
+    server, base = start(db)
+    status, state = post(base, "/api/games/state", {"id": bot_game, "token": token})
+    check(status == 200 and state["you"] == "black" and state["bot"]["name"] == "novice",
+          "the bot game after the kill: %s %s" % (status, state))
+    for _ in range(10):
+        if state["moves"]:
+            break
+        status, state = post(base, "/api/games/wait", {"id": bot_game, "token": token, "version": state["version"]})
+    check(len(state["moves"]) == 1, "the bot's move after the restart: %s" % state)
+    server.send_signal(signal.SIGTERM)
+    check(server.wait(timeout=60) == 0, "SIGTERM with a bot game: exit %s" % server.returncode)
 
     # Per-address limits: one search at a time, and 40 requests a minute
     # (10 at once).

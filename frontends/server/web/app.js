@@ -307,18 +307,13 @@ function canMoveNow() {
   const pos = S.pos;
   if (!pos) return 'the position is loading';
   if (pos.status !== 'playing') return 'the game is over in this position';
-  if (S.mode === 'bot') {
-    if (S.result) return 'the game is over';
-    if (S.viewPly !== S.moves.length) return 'go to the last move to play on';
-    if (S.bot.thinking || pos.side !== S.bot.humanColor) return 'it is the bot\'s turn';
-  }
   if (S.mode === 'online') {
     const o = S.online;
     if (!o.seat) return 'you are watching this game';
     if (S.result) return 'the game is over';
     if (o.state && o.state.status === 'waiting') return 'your friend has not opened the link yet';
     if (S.viewPly !== S.moves.length) return 'go to the last move to play on';
-    if (o.busy || pos.side !== o.seat) return 'it is your friend\'s turn';
+    if (o.busy || pos.side !== o.seat) return o.bot ? 'it is the bot\'s turn' : 'it is your friend\'s turn';
   }
   if (S.mode === 'human' && S.result) return 'the game is over';
   if (S.mode === 'course') {
@@ -499,7 +494,6 @@ async function showPly(ply, fullChanged) {
   renderStatus();
   highlightMoveList();
   renderGraph();
-  if (S.mode === 'bot') saveBotGame();
   if (S.analysis && S.analysis.running && S.analysis.key !== analysisKey()) startAnalysis();
 }
 
@@ -509,7 +503,6 @@ function checkGameEnd() {
   if (full.status !== 'playing') {
     S.result = { result: full.result, text: endText(full) };
     stopClock();
-    if (S.mode === 'bot') setBusy(false);
   }
 }
 
@@ -536,13 +529,12 @@ function renderStatus() {
     text = endText(pos);
   } else {
     text = `${cap(pos.side)} to move` + (pos.in_check ? ' — check!' : '');
-    if (S.mode === 'bot' && !S.result && S.viewPly === S.moves.length) {
-      text += S.bot.thinking ? ` · ${S.bot.name} is thinking…` :
-        pos.side === S.bot.humanColor ? ' · your move' : '';
-    }
     if (S.mode === 'puzzle' && !S.puzzle.solved) text += ' · puzzle ' + S.puzzle.p.id;
-    if (S.mode === 'online' && S.viewPly === S.moves.length && S.online.seat) {
-      text += pos.side === S.online.seat ? ' · your move' : ' · your friend\'s move';
+    const o = S.online;
+    if (S.mode === 'online' && S.viewPly === S.moves.length && o.seat) {
+      const thinking = o.state && o.state.bot && o.state.bot.thinking;
+      text += pos.side === o.seat ? ' · your move' : !o.bot ? ' · your friend\'s move' :
+        thinking ? ` · ${o.bot} is thinking…` : ` · ${o.bot}'s move`;
     }
   }
   st.textContent = text;
@@ -620,7 +612,7 @@ async function playMove(m) {
   const mover = S.pos.side;
   S.moves = S.moves.slice(0, S.viewPly).concat([m.move]);
   S.result = null;
-  if (S.mode === 'human') S.graph = null;
+  S.graph = null;
   setMessage(m.notation + (m.captures.length ? ` — captured ${m.captures.join(', ')}` : ''), 'info');
   clockMoved(mover);
   if (S.mode === 'human' && $('auto-flip').checked) {
@@ -628,70 +620,11 @@ async function playMove(m) {
     buildBoard();
   }
   await showPly(S.moves.length, true);
-  afterMove();
 }
 
-function afterMove() {
-  if (S.mode === 'bot' && !S.result && S.full.status === 'playing' && S.full.side !== S.bot.humanColor) {
-    botMove();
-  }
-}
-
-async function botMove() {
-  const gameId = S.gameId;
-  const body = { rules: S.rules, moves: S.moves.slice(), bot: S.bot.name, seed: S.bot.seed };
-  if (S.startFen) body.fen = S.startFen;
-  if (S.bot.timeMode === 'movetime') {
-    body.movetime_ms = S.bot.movetime;
-  } else {
-    const now = performance.now();
-    const left = (c) => Math.max(1, Math.round(S.clock[c] - (S.clock.side === c ? now - S.clock.since : 0)));
-    body.wtime = left('white');
-    body.btime = left('black');
-    body.winc = S.clock.inc;
-    body.binc = S.clock.inc;
-  }
-  setBusy(true);
-  renderStatus();
-  let answer;
-  try {
-    answer = await api('/api/bot-move', body);
-  } catch (e) {
-    if (gameId !== S.gameId) return;
-    setBusy(false);
-    renderStatus();
-    setMessage(`The bot could not move: ${e.message}` + (e.status === 503 ? ' (the server is busy; press Retry)' : ''), 'error');
-    showRetry(true);
-    return;
-  }
-  if (gameId !== S.gameId || S.result) return;
-  setBusy(false);
-  const mover = S.full.side;
-  S.moves = S.moves.concat([answer.move]);
-  clockMoved(mover);
-  await showPly(S.moves.length, true);
-  const last = S.full.last_move;
-  const caps = last && last.captured && last.captured.length ? ` — captured ${last.captured.map((c) => c.square).join(', ')}` : '';
-  setMessage(`${answer.bot || S.bot.name} played ${answer.notation || answer.move}${caps}`, 'info');
-}
-
+// Marks the page while a bot thinks (the browser test waits on it).
 function setBusy(b) {
-  if (S.bot) S.bot.thinking = b;
   document.body.dataset.thinking = b ? 'true' : 'false';
-  showRetry(false);
-}
-
-function showRetry(show) {
-  let btn = $('retry-bot');
-  if (!btn) {
-    btn = document.createElement('button');
-    btn.id = 'retry-bot';
-    btn.type = 'button';
-    btn.textContent = 'Retry the bot\'s move';
-    btn.addEventListener('click', () => { showRetry(false); afterMove(); });
-    $('message').after(btn);
-  }
-  btn.hidden = !show;
 }
 
 // ---------------------------------------------------------------- clock
@@ -744,9 +677,7 @@ function tickClock() {
       text: `${cap(c.side)} lost on time — ${cap(winner)} wins · ${winner === 'white' ? '1-0' : '0-1'}`,
     };
     stopClock();
-    setBusy(false);
     renderStatus();
-    saveBotGame();
   }
   renderClocks();
 }
@@ -757,13 +688,13 @@ function renderClocks() {
     const name = el.querySelector('.clock-name');
     const time = el.querySelector('.clock-time');
     let who = cap(color);
-    if (S.mode === 'bot' && S.bot) who += color === S.bot.humanColor ? ' · you' : ` · ${S.bot.name}`;
-    if (S.mode === 'online' && S.online && S.online.seat) who += color === S.online.seat ? ' · you' : ' · your friend';
+    const o = S.mode === 'online' ? S.online : null;
+    if (o && o.seat) who += color === o.seat ? ' · you' : o.bot ? ` · ${o.bot}` : ' · your friend';
     name.textContent = who;
     const c = S.clock;
     if (!c) {
-      time.textContent = S.mode === 'bot' && S.bot && S.bot.timeMode === 'movetime' && color !== S.bot.humanColor ?
-        `${S.bot.movetime} ms/move` : '';
+      const bot = o && o.state && o.state.bot;
+      time.textContent = bot && bot.seat === color && bot.movetime_ms ? `${bot.movetime_ms} ms/move` : '';
       el.classList.remove('running');
       el.dataset.ms = '';
       continue;
@@ -799,6 +730,7 @@ async function newGame() {
   const fen = $('fen-input').value.trim();
   const opponent = $('opponent-select').value;
   if (opponent === 'online') { newOnlineGame(rules, fen); return; }
+  if (opponent === 'bot') { newBotGame(rules, fen); return; }
   // Check the start position before anything changes.
   try {
     const body = { rules, moves: [] };
@@ -810,38 +742,13 @@ async function newGame() {
   }
   resetGame(rules, fen || null, []);
   S.tags = {};
-  if (opponent === 'bot') {
-    const name = $('bot-select').value;
-    const bot = S.info.bots.find((b) => b.name === name) || S.info.bots[0];
-    let color = $('color-select').value;
-    if (color === 'random') color = Math.random() < 0.5 ? 'white' : 'black';
-    S.mode = 'bot';
-    S.bot = {
-      name: bot.name, elo: bot.elo, humanColor: color, timeMode: $('time-mode').value,
-      movetime: Math.max(10, Number($('movetime-ms').value) || 1000), thinking: false,
-      seed: chosenSeed(),
-    };
-    S.flipped = color === 'black';
-    S.tags = color === 'white' ? { White: 'You', Black: bot.name } : { White: bot.name, Black: 'You' };
-    S.tags.Seed = String(S.bot.seed);  // the bot's choices: the same seed replays them
-  } else {
-    S.mode = 'human';
-  }
+  S.mode = 'human';
   buildBoard();
   await showPly(0, true);
-  if (S.mode === 'bot') {
-    if (S.bot.timeMode === 'clock') {
-      startClock(Number($('clock-minutes').value) || 5, Number($('clock-increment').value) || 0, S.full.side);
-    }
-    setMessage(`New game against ${S.bot.name} (Elo ${S.bot.elo ?? '?'}); you play ${cap(S.bot.humanColor)}.`, 'info');
-    afterMove();
-  } else {
-    const minutes = Number($('friend-minutes').value) || 0;
-    if (minutes > 0) startClock(minutes, Number($('friend-increment').value) || 0, S.full.side);
-    setMessage('New game: both sides move on this board.', 'info');
-  }
+  const minutes = Number($('friend-minutes').value) || 0;
+  if (minutes > 0) startClock(minutes, Number($('friend-increment').value) || 0, S.full.side);
+  setMessage('New game: both sides move on this board.', 'info');
   history.replaceState(null, '', location.pathname);
-  saveBotGame();
 }
 
 function resetGame(rules, fen, moves) {
@@ -858,9 +765,9 @@ function resetGame(rules, fen, moves) {
   S.selected = null;
   S.graph = null;
   S.puzzle = null;
-  S.bot = null;
   S.online = null;
   $('online-box').hidden = true;
+  $('result-banner').hidden = true;      // the last game's result goes with it
   setBusy(false);
   const rs = $('rules-select');
   if (![...rs.options].some((o) => o.value === rules)) {
@@ -905,19 +812,7 @@ function resign() {
     };
     stopClock();
     showPly(S.moves.length, false);
-    return;
   }
-  if (S.mode !== 'bot') return;
-  const winner = other(S.bot.humanColor);
-  S.result = {
-    result: winner === 'white' ? '1-0' : '0-1',
-    text: `${cap(S.bot.humanColor)} resigned — ${cap(winner)} wins · ${winner === 'white' ? '1-0' : '0-1'}`,
-  };
-  ++S.gameId;            // drop the bot's answer, if one is on its way
-  stopClock();
-  setBusy(false);
-  showPly(S.moves.length, false);
-  saveBotGame();
 }
 
 // The side to move after the first `ply` moves.
@@ -925,21 +820,17 @@ function sideAt(ply) {
   return (S.moves.length - ply) % 2 === 0 ? S.full.side : other(S.full.side);
 }
 
-// Back to the player's last move: against a bot, the bot's reply (or the
-// search on its way) and the player's move; on one board, one move. Online
-// it is asked of the friend.
+// Back to the player's last move: on one board, one move; online it is
+// asked of the friend, and a bot grants it at once (its reply, or the
+// search on its way, and the player's move).
 function takeBack() {
   if (S.mode === 'online') {
     const o = S.online;
     onlineAction(o.state && o.state.takeback_offer === other(o.seat) ? 'accept-takeback' : 'offer-takeback');
     return;
   }
-  if (!S.full || S.moves.length === 0 || (S.mode !== 'bot' && S.mode !== 'human')) return;
-  let n = S.moves.length - 1;
-  if (S.mode === 'bot') {
-    while (n > 0 && sideAt(n) !== S.bot.humanColor) --n;
-    if (sideAt(n) !== S.bot.humanColor) { refuse('There is no move of yours to take back.'); return; }
-  }
+  if (!S.full || S.moves.length === 0 || S.mode !== 'human') return;
+  const n = S.moves.length - 1;
   const c = S.clock;
   if (c && c.timer) {                    // the clock goes on for the side to move again
     const now = performance.now();
@@ -947,8 +838,6 @@ function takeBack() {
     c.since = now;
     c.side = sideAt(n);
   }
-  ++S.gameId;                            // drop the bot's answer, if one is on its way
-  setBusy(false);
   S.moves = S.moves.slice(0, n);
   S.result = null;
   S.graph = null;
@@ -956,50 +845,76 @@ function takeBack() {
   showPly(n, true);
 }
 
-// ---------------------------------------------------------------- a game against a bot survives a reload
+// ---------------------------------------------------------------- games against a bot
 
+// A game against a bot is a game on the server whose second seat the bot
+// holds: its moves come like a friend's, and it survives a reload or a
+// server restart. This browser remembers its last one, and opens it again
+// while it is going on.
 const BOT_GAME_KEY = 'ultima-bot-game';
 
-function saveBotGame() {
+function lastBotGame() {
   try {
-    if (S.mode !== 'bot' || !S.bot) { localStorage.removeItem(BOT_GAME_KEY); return; }
-    const c = S.clock;
-    const clock = c ? {
-      white: c.white - (c.timer && c.side === 'white' ? performance.now() - c.since : 0),
-      black: c.black - (c.timer && c.side === 'black' ? performance.now() - c.since : 0),
-      inc: c.inc, running: !!c.timer,
-    } : null;
-    localStorage.setItem(BOT_GAME_KEY, JSON.stringify({
-      rules: S.rules, fen: S.startFen, moves: S.moves, tags: S.tags, result: S.result, clock,
-      bot: { name: S.bot.name, elo: S.bot.elo, humanColor: S.bot.humanColor, timeMode: S.bot.timeMode,
-        movetime: S.bot.movetime, seed: S.bot.seed },
-    }));
-  } catch (e) { /* storage full or off: the game goes on unsaved */ }
+    const id = localStorage.getItem(BOT_GAME_KEY);
+    return id && /^[a-z0-9]+$/.test(id) ? id : null;
+  } catch (e) { return null; }
+}
+
+async function newBotGame(rules, fen) {
+  const name = $('bot-select').value;
+  const bot = S.info.bots.find((b) => b.name === name) || S.info.bots[0];
+  const body = { rules, bot: bot.name, colour: $('color-select').value, seed: chosenSeed() };
+  if ($('time-mode').value === 'clock') {
+    body.minutes = Math.max(0.25, Number($('clock-minutes').value) || 5);
+    body.increment = Math.round(Number($('clock-increment').value) || 0);
+  } else {
+    body.movetime_ms = Math.max(10, Number($('movetime-ms').value) || 1000);
+  }
+  if (fen) body.fen = fen;
+  ++S.gameId;                            // the game on the board stops following the server
+  await leaveBotGame();
+  let made;
+  try {
+    made = await api('/api/games/new', body);
+  } catch (e) {
+    refuse('The game could not be made: ' + e.message);
+    return;
+  }
+  keepSeat(made.id, made.token);
+  try { localStorage.setItem(BOT_GAME_KEY, made.id); } catch (e) { /* this page only */ }
+  history.replaceState(null, '', '#game=' + made.id);
+  await openOnlineGame(made.id, made.game);
+  setMessage(`New game against ${bot.name} (Elo ${bot.elo ?? '?'}); you play ${cap(made.seat)}.`, 'info');
+}
+
+// The last game against a bot, if it is still going, is resigned (or
+// aborted, before each side has moved) before a new one starts, so that
+// games left behind do not count against this address's open games.
+async function leaveBotGame() {
+  const id = lastBotGame();
+  const token = id && seatToken(id);
+  if (!token) return;
+  try {
+    const st = await api('/api/games/state', { id, token });
+    if (st.status !== 'playing' && st.status !== 'waiting') return;
+    await api('/api/games/act', { id, token, action: st.moves.length < 2 ? 'abort' : 'resign' });
+  } catch (e) { /* gone, or over already */ }
 }
 
 async function restoreBotGame() {
-  let g;
-  try { g = JSON.parse(localStorage.getItem(BOT_GAME_KEY) || 'null'); } catch (e) { g = null; }
-  if (!g || !g.bot || !Array.isArray(g.moves)) return false;
-  resetGame(g.rules, g.fen || null, g.moves);
-  S.mode = 'bot';
-  S.bot = Object.assign({ thinking: false }, g.bot);
-  S.tags = g.tags || {};
-  S.result = g.result || null;
-  S.flipped = S.bot.humanColor === 'black';
-  buildBoard();
+  const id = lastBotGame();
+  if (!id) return false;
+  let state;
   try {
-    await showPly(g.moves.length, true);
-  } catch (e) { return false; }
-  if (!S.full) { localStorage.removeItem(BOT_GAME_KEY); return false; }
-  if (g.clock) {
-    S.clock = { white: g.clock.white, black: g.clock.black, inc: g.clock.inc, side: S.full.side,
-      since: performance.now(), timer: null };
-    if (g.clock.running && !S.result) S.clock.timer = setInterval(tickClock, 100);
-    renderClocks();
+    state = await api('/api/games/state', { id, token: seatToken(id) || '' });
+  } catch (e) {
+    if (e.status === 404) { try { localStorage.removeItem(BOT_GAME_KEY); } catch (x) { /* */ } }
+    return false;
   }
-  setMessage(`Your game against ${S.bot.name} goes on where it was.`, 'info');
-  if (!S.result) afterMove();
+  if (state.status !== 'playing') return false;   // a finished game stays on the server, not on the board
+  history.replaceState(null, '', '#game=' + id);
+  await openOnlineGame(id);
+  if (S.online && S.online.bot) setMessage(`Your game against ${S.online.bot} goes on where it was.`, 'info');
   return true;
 }
 
@@ -1177,20 +1092,29 @@ async function openOnlineGame(id, first) {
     }
   } catch (e) {
     setMessage('That game cannot be opened: ' + e.message, 'error');
-    return;
+    return false;
   }
   resetGame(state.rules, state.fen || null, state.moves.slice());
   S.mode = 'online';
-  S.online = { id, token: state.you ? token : null, seat: state.you, version: -1, state: null, busy: false };
+  const bot = state.bot ? state.bot.name : null;
+  S.online = { id, token: state.you ? token : null, seat: state.you, version: -1, state: null, busy: false, bot };
   S.flipped = state.you === 'black';
   S.tags = { Event: 'Ultima online game', White: 'White', Black: 'Black', GameId: id };
+  if (bot) {
+    const you = state.you ? 'You' : 'Player';
+    Object.assign(S.tags, { Event: 'Ultima game against a bot', White: state.bot.seat === 'white' ? bot : you,
+      Black: state.bot.seat === 'black' ? bot : you, Seed: String(state.seed) });
+  }
   buildBoard();
   $('online-box').hidden = false;
+  $('online-title').textContent = bot ? `Game against ${bot}` : 'Game online';
+  $('online-link-label').textContent = bot ? 'Link to watch the game' : 'Link for your friend';
   $('online-link').value = location.origin + location.pathname + '#game=' + id;
   $('online-pgn').href = '/api/games/' + id + '.pgn';
   await applyOnline(state);
-  setMessage(state.you ? `You play ${cap(state.you)}.` : 'You are watching this game.', 'info');
+  setMessage(state.you ? `You play ${cap(state.you)}${bot ? ' against ' + bot : ''}.` : 'You are watching this game.', 'info');
   pollOnline(S.gameId);
+  return true;
 }
 
 function onlineEndText(state) {
@@ -1217,6 +1141,7 @@ async function applyOnline(state) {
       side: running || 'white', since: performance.now(), timer: null, server: true };
     if (running) S.clock.timer = setInterval(tickClock, 100);
   }
+  renderClocks();                        // a clock not yet running shows its time too
   const text = state.status === 'over' || state.status === 'aborted' ? onlineEndText(state) : null;
   S.result = text ? { result: state.result || '*', text } : null;
   await showPly(S.moves.length, true);
@@ -1229,9 +1154,10 @@ function renderOnline() {
   const st = o.state;
   const playing = st.status === 'playing';
   const seated = !!o.seat;
-  let status = seated ? `You play ${cap(o.seat)}.` : 'You are watching.';
+  let status = seated ? `You play ${cap(o.seat)}${o.bot ? ' against ' + o.bot : ''}.` : 'You are watching.';
   if (st.status === 'waiting') status += ' Waiting for your friend to open the link…';
-  if (!st.seats.white || !st.seats.black) status += '';
+  if (st.bot && st.bot.error) status += ` ${st.bot.error} (tried again in a moment)`;
+  setBusy(!!(st.bot && st.bot.thinking && playing));
   $('online-status').textContent = status;
   $('online-status').dataset.status = st.status;
   const offer = seated && playing && (st.draw_offer === other(o.seat) ? 'draw' : st.takeback_offer === other(o.seat) ? 'takeback' : null);
@@ -1239,7 +1165,7 @@ function renderOnline() {
   $('online-offer').dataset.kind = offer || '';
   $('online-offer-text').textContent = offer === 'draw' ? 'Your friend offers a draw.' :
     offer === 'takeback' ? 'Your friend asks to take back a move.' : '';
-  $('offer-draw').hidden = !(seated && playing);
+  $('offer-draw').hidden = !(seated && playing) || !!o.bot;
   $('offer-draw').disabled = st.draw_offer === o.seat;
   $('abort').hidden = !(seated && (st.status === 'waiting' || playing) && st.moves.length < 2);
   $('resign').hidden = !(seated && playing);
