@@ -226,6 +226,11 @@ struct FuzzServer {
     white = made["token"];
     black = nlohmann::json::parse(online.join(nlohmann::json{{"id", id}}.dump()).body)["token"];
     player = nlohmann::json::parse(api.player_new("{}").body)["token"];
+    // Games against a bot: the turns are answered after each request.
+    BotHost host;
+    host.known = [](const std::string& name) { return name == "fuzzbot"; };
+    host.start = [this](const BotTurn& turn) { turns.push_back(turn); };
+    online.set_bots(host);
   }
   static ServerOptions options() {
     ServerOptions o;
@@ -242,6 +247,7 @@ struct FuzzServer {
   Store store;
   OnlineGames online;
   std::string id, white, black, player;
+  std::vector<BotTurn> turns;  // bots' turns not yet answered
 };
 
 void replace_all(std::string& text, const std::string& from, const std::string& to) {
@@ -273,6 +279,10 @@ int server_requests(const std::uint8_t* data, std::size_t size) {
     case 10: reply = server.online.wait(body); break;
     default: reply = server.api.analyze_stop(body); break;
   }
+  // The bots answer: with a move taken from the input, legal or not.
+  std::vector<BotTurn> turns;
+  turns.swap(server.turns);
+  for (const BotTurn& turn : turns) server.online.bot_moved(turn, body.substr(0, 4));
   // Every answer is JSON, and bad input a 4xx naming the problem: a 500
   // (an exception the handler did not expect) is a finding.
   if (reply.status >= 500 && reply.status != 503) broken("server: status " + std::to_string(reply.status) + ": " + reply.body);
