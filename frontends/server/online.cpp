@@ -297,7 +297,7 @@ ApiReply OnlineGames::create(const std::string& text, const std::string& client)
       bad("colour", "colour must be white, black or random");
     if (colour == "random") colour = std::random_device{}() % 2 ? "white" : "black";
     const std::string bot = string_field(body, "bot", "");
-    const std::int64_t movetime = int_field(body, "movetime_ms", 10, 600000).value_or(1000);
+    const std::int64_t movetime = int_field(body, "movetime_ms", 10, 60000).value_or(1000);
     const std::optional<std::int64_t> seed = int_field(body, "seed", 0, (std::int64_t{1} << 53) - 1);
 
     StoredGame g;
