@@ -118,6 +118,43 @@ TEST(LoopSelfPlayStage, WarmStartGenerationsPlayTheTeacherThenSelfPlayTakesOver)
   }
 }
 
+TEST(LoopSelfPlayStage, LaterGenerationsAddTheTeachersGamesAndResumeThem) {
+  const TempDir dir("stage-later");
+  const data::RunDir run(dir.path());
+  const RunConfig config = small_config(
+      "warm_start:\n  generations: 1\n  games_per_generation: 2\n  later_games: 2\n  depth: 1\n  multipv: 3\n"
+      "  sample_plies: 4\n");
+  EXPECT_EQ(config.warm_start.later_games, 2);
+  Models models;
+  SelfPlayStage stage(run, config, models.function());
+  const SelfPlayOutcome warm = stage.run(1, 0);
+  EXPECT_EQ(warm.stats.games, 2);
+  EXPECT_TRUE(run.shard_sequences("gen0001-teacher").empty()) << "the warm start itself is the teacher's";
+  const SelfPlayOutcome later = stage.run(2, 0);
+  EXPECT_EQ(later.stats.games, 4);  // the self-play job's
+  ASSERT_EQ(run.shard_sequences("gen0002-teacher").size(), 1u);  // 2 games, 2 a shard
+  EXPECT_EQ(read_pgn_file(run.games_path("gen0002-teacher", 0)).front().event, "ultima warm start");
+  std::uint64_t teacher = data::read_shard_header(run.shard_path("gen0002-teacher", 0)).samples;
+  EXPECT_GT(teacher, 0u);
+  EXPECT_EQ(later.new_samples, later.stats.samples + teacher);
+  // A restarted generation plays nothing again and counts the same.
+  const SelfPlayOutcome again = stage.run(2, 0);
+  EXPECT_EQ(again.stats.games, 0);
+  EXPECT_EQ(again.new_samples, later.new_samples);
+  EXPECT_EQ(run.shard_sequences("gen0002-teacher").size(), 1u);
+  // A teacher shard lost (killed before it was written) is played again, alone.
+  std::filesystem::remove(run.shard_path("gen0002-teacher", 0));
+  const SelfPlayOutcome resumed = stage.run(2, 0);
+  EXPECT_EQ(resumed.stats.games, 0) << "the self-play games were played again";
+  EXPECT_EQ(resumed.new_samples, later.new_samples) << "the same seed, the same teacher games";
+  try {
+    small_config("warm_start:\n  later_games: -1\n");
+    FAIL() << "later_games -1 accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("later_games"), std::string::npos) << e.what();
+  }
+}
+
 TEST(LoopSelfPlayStage, TacticsAddProvenMatesToTheGenerationsSamples) {
   const TempDir dir("stage-tactics");
   const data::RunDir run(dir.path());

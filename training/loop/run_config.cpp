@@ -175,6 +175,7 @@ void visit_keys(Config& c, Visitor& v) {
     auto& w = c.warm_start;
     v.key("generations", w.generations);
     v.key("games_per_generation", w.games_per_generation);
+    v.key("later_games", w.later_games);
     v.key("depth", w.teacher.depth);
     v.key("multipv", w.teacher.multipv);
     v.key("temperature_cp", w.teacher.temperature_cp);
@@ -432,6 +433,7 @@ RunConfig RunConfig::from_yaml(const YAML::Node& file, const std::string& source
     } else if (section == "warm_start") {
       if (c.warm_start.generations < 0) sec.fail_key("generations", "must not be negative");
       if (c.warm_start.games_per_generation < 0) sec.fail_key("games_per_generation", "must not be negative");
+      if (c.warm_start.later_games < 0) sec.fail_key("later_games", "must not be negative");
       wrap([&] { c.warm_start.teacher.validate(); });
     } else if (section == "tactics") {
       if (c.tactics.positions < 0) sec.fail_key("positions", "must not be negative");

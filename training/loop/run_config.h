@@ -87,6 +87,7 @@ struct EvalConfig {
 struct WarmStartConfig {
   int generations = 0;           // 0: no warm start
   int games_per_generation = 0;  // 0: the self-play section's games_per_generation
+  int later_games = 0;           // teacher games added to every later generation (0: none)
   selfplay::TeacherConfig teacher;
 };
 

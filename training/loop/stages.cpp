@@ -96,12 +96,53 @@ SelfPlayOutcome SelfPlayStage::run(int generation, std::uint64_t best) {
                  sp.black_wins, sp.max_plies, sp.adjudicated, sp.resigned, sp.false_resign, sp.would_resign);
   for (int s : run_.shard_sequences(job.tag))
     out.new_samples += data::read_shard_header(run_.shard_path(job.tag, s)).samples;
+  if (generation > warm.generations && warm.later_games > 0) {
+    const std::uint64_t teacher_samples = run_teacher(generation);
+    if (stop_ && *stop_) return out;
+    out.new_samples += teacher_samples;
+  }
   if (config_.tactics.positions > 0) {
     const std::uint64_t tactics_samples = run_tactics(generation, best);
     if (stop_ && *stop_) return out;
     out.new_samples += tactics_samples;
   }
   return out;
+}
+
+// Expert Iteration throughout: after the warm start, every generation
+// also learns from `later_games` games of the teacher, tagged apart
+// (genNNNN-teacher) so that a restarted generation resumes them alone.
+std::uint64_t SelfPlayStage::run_teacher(int generation) {
+  const WarmStartConfig& warm = config_.warm_start;
+  selfplay::SelfPlayJob job;
+  job.tag = generation_tag(generation) + kTeacherTagSuffix;
+  job.games = warm.later_games;
+  job.seed = config_.seed * 7919 + static_cast<std::uint64_t>(generation) + 0x5eed7eac;
+  job.teacher = warm.teacher;
+  const bool learned = !warm.teacher.nnue.empty() && warm.teacher.nnue != "none";
+  job.player_name = "alpha-beta depth " + std::to_string(warm.teacher.depth) +
+                    (learned ? " nnue " + warm.teacher.nnue : std::string());
+  spdlog::info("gen {} teacher games begin: {} games of the alpha-beta searcher (depth {}, {})", generation, job.games,
+               warm.teacher.depth,
+               learned ? "learned evaluation " + warm.teacher.nnue : std::string("hand-written evaluation"));
+  auto last_report = Clock::now();
+  const int max_plies = config_.selfplay.max_plies;
+  const selfplay::SelfPlayStats stats = selfplay::run_selfplay(
+      run_, config_.selfplay, job,
+      [&](const selfplay::SelfPlayStats& s, int total) {
+        if (since(last_report) < 10 && s.games + s.games_skipped < total) return;
+        last_report = Clock::now();
+        spdlog::info("gen {} teacher: {}/{} games, {:.0f} moves/s, {} samples, ETA {}", generation,
+                     s.games + s.games_skipped, total, s.moves_per_second(), s.samples,
+                     format_duration(s.eta_seconds(total, max_plies)));
+      },
+      stop_);
+  std::uint64_t samples = 0;
+  for (int s : run_.shard_sequences(job.tag)) samples += data::read_shard_header(run_.shard_path(job.tag, s)).samples;
+  if (stats.games && !(stop_ && *stop_))
+    spdlog::info("gen {} teacher done: {} games, {} samples in {}", generation, stats.games, samples,
+                 format_duration(stats.seconds));
+  return samples;
 }
 
 selfplay::SelfPlayStats run_tactics_job(const data::RunDir& run, const RunConfig& config, const std::string& tag,

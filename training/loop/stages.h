@@ -32,6 +32,8 @@ using ModelEvaluators = std::function<std::shared_ptr<Evaluator>(std::uint64_t v
 std::string format_duration(double seconds);
 // "gen0007": the tag of a generation's shards and game records.
 std::string generation_tag(int generation);
+// The tag of a generation's teacher games after the warm start: "gen0007-teacher".
+inline constexpr const char* kTeacherTagSuffix = "-teacher";
 
 // Proven mates from random play, as the config's tactics section makes them,
 // written as shards tagged `tag` (ending in training::kTacticsTagSuffix, so
@@ -56,11 +58,14 @@ class SelfPlayStage {
                 const std::atomic<bool>* stop = nullptr);
   // The generation's games with model `best`; shards already written (by a
   // killed earlier try) are kept, not played again.
-  // Then, when the config asks for tactics, the generation's proven mates
-  // (shards tagged TAG-mates), counted in new_samples.
+  // After the warm start, when warm_start.later_games asks for them, the
+  // teacher's games (shards tagged TAG-teacher); then, when the config asks
+  // for tactics, the generation's proven mates (TAG-mates); both counted in
+  // new_samples.
   SelfPlayOutcome run(int generation, std::uint64_t best);
 
  private:
+  std::uint64_t run_teacher(int generation);
   std::uint64_t run_tactics(int generation, std::uint64_t best);
 
   const data::RunDir& run_;
