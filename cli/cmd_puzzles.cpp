@@ -1,5 +1,5 @@
-// ultima puzzles extract|check|show: puzzles found in games (docs/puzzles.md);
-// extract is in cmd_puzzles_extract.cpp.
+// ultima puzzles extract|rate|check|show: puzzles found in games
+// (docs/puzzles.md); extract is in cmd_puzzles_extract.cpp.
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -46,6 +46,10 @@ void run_check(const CheckOptions& o) {
   std::unordered_set<std::string> ids, keys;
   int failures = 0;
   for (const Puzzle& p : puzzles) {
+    if (const std::string problem = rating_problem(p); !problem.empty()) {
+      std::printf("%s: %s\n", p.id.c_str(), problem.c_str());
+      ++failures;
+    }
     if (!ids.insert(p.id).second) {
       std::printf("%s: id used twice\n", p.id.c_str());
       ++failures;
@@ -78,6 +82,32 @@ void run_check(const CheckOptions& o) {
   if (failures) throw std::runtime_error(o.file + ": " + std::to_string(failures) + " puzzle(s) failed the check");
 }
 
+struct RateOptions {
+  std::string in, out;
+  int runs = kPuzzleRatingRuns;
+};
+
+// Rates every puzzle of a file again; ids, positions and solutions stay.
+void run_rate(const RateOptions& o) {
+  if (o.runs < 1 || o.runs > 99) throw std::invalid_argument("--rating-seeds must be 1 to 99");
+  std::vector<Puzzle> puzzles = read_puzzle_file(o.in);
+  const std::vector<Level> levels = load_levels();
+  const auto start = Clock::now();
+  auto last_report = start;
+  for (std::size_t i = 0; i < puzzles.size(); ++i) {
+    rate_puzzle(puzzles[i], levels, o.runs);
+    if (seconds_since(last_report) >= 10) {
+      last_report = Clock::now();
+      const double rate = (i + 1) / seconds_since(start);
+      spdlog::info("puzzles rate: {}/{} ({:.1f}/s), ETA {:.0f} s", i + 1, puzzles.size(), rate,
+                   (puzzles.size() - i - 1) / rate);
+    }
+  }
+  write_puzzle_file(o.out, puzzles);
+  std::printf("%zu puzzles rated in %.1f s (%d runs a level), written to %s\n", puzzles.size(), seconds_since(start),
+              o.runs, o.out.c_str());
+}
+
 void run_show(const std::string& id, const std::string& file) {
   for (const Puzzle& p : read_puzzle_file(file)) {
     if (p.id != id) continue;
@@ -90,8 +120,13 @@ void run_show(const std::string& id, const std::string& file) {
                   p.second_cp, p.material_cp);
     std::string tags;
     for (const std::string& t : p.tags) tags += (tags.empty() ? "" : ", ") + t;
-    std::printf("tags     %s\nrating   %s (Elo %d)\nsource   %s\n", tags.c_str(), p.rating.c_str(), p.rating_elo,
-                p.source.c_str());
+    std::printf("tags     %s\nrating   %s (Elo %d)\n", tags.c_str(), p.rating.c_str(), p.rating_elo);
+    if (!p.solves.empty()) {
+      std::printf("solves  ");
+      for (const LevelSolves& s : p.solves) std::printf(" %s %.4g", s.level.c_str(), s.solve);
+      std::printf("\n");
+    }
+    std::printf("source   %s\n", p.source.c_str());
     // The board, White at the bottom.
     for (int rank = 7; rank >= 0; --rank) {
       std::printf("  %d ", rank + 1);
@@ -112,10 +147,18 @@ void run_show(const std::string& id, const std::string& file) {
 }  // namespace
 
 void add_puzzles_command(CLI::App& app) {
-  CLI::App* cmd = app.add_subcommand("puzzles", "find puzzles in games, check a puzzle file, show a puzzle");
+  CLI::App* cmd = app.add_subcommand("puzzles", "find puzzles in games, rate or check a puzzle file, show a puzzle");
   cmd->require_subcommand(1);
 
   add_puzzles_extract_command(cmd);
+
+  auto r = std::make_shared<RateOptions>();
+  CLI::App* rate = cmd->add_subcommand(
+      "rate", "rate every puzzle of a file again (ids, positions and solutions unchanged), written atomically");
+  rate->add_option("--in", r->in, "puzzle file to read (JSON lines)")->required()->check(CLI::ExistingFile);
+  rate->add_option("--out", r->out, "puzzle file to write (may be --in)")->required();
+  rate->add_option("--rating-seeds", r->runs, "runs per level")->capture_default_str();
+  rate->callback([r] { run_rate(*r); });
 
   auto c = std::make_shared<CheckOptions>();
   CLI::App* check = cmd->add_subcommand("check", "replay every puzzle's solution and confirm it with the search");

@@ -1,6 +1,7 @@
 #include "engine/play/puzzle.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -188,12 +189,6 @@ std::uint64_t mix(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
-const std::set<std::string>& known_tags() {
-  static const std::set<std::string> tags = {"pinch",    "withdrawal", "leap",    "coordination", "king", "chameleon",
-                                             "immobilization", "removal", "mate", "stalemate"};
-  return tags;
-}
-
 const char* mode_of(Kind capturer) {
   switch (capturer) {
     case kPawn: return "pinch";
@@ -206,6 +201,12 @@ const char* mode_of(Kind capturer) {
 }
 
 }  // namespace
+
+const std::set<std::string>& known_puzzle_tags() {
+  static const std::set<std::string> tags = {"pinch",    "withdrawal", "leap",    "coordination", "king", "chameleon",
+                                             "immobilization", "removal", "mate", "stalemate"};
+  return tags;
+}
 
 const char* puzzle_kind_name(PuzzleKind kind) { return kind == PuzzleKind::kMate ? "mate" : "gain"; }
 
@@ -222,8 +223,22 @@ std::optional<Puzzle> find_puzzle(const Position& position, const PuzzleSettings
   if (screen.best_score >= kMateBound) {
     const int moves = mate_moves_of(screen.best_score);
     if (moves <= settings.mate_moves) puzzle = find_mate(pos, moves, searcher);
-  } else if (decisive(screen, settings)) {
-    puzzle = find_gain(pos, screen, settings, searcher);
+  } else {
+    // The mate probe: a mate the screen did not see, shown by a search to
+    // the depth of the longest mate looked for, makes a mate position,
+    // proven by the exact mate search as the others (and no gain: the mate
+    // is the point).
+    int probed = 0;
+    if (settings.deep_mate && screen.best_score >= settings.deep_mate_cp) {
+      SearchLimits deep;
+      deep.depth = 2 * settings.mate_moves - 1;
+      const int score = fresh_search(searcher, pos, deep).score;
+      if (score >= kMateBound && mate_moves_of(score) <= settings.mate_moves) probed = mate_moves_of(score);
+    }
+    if (probed > 0)
+      puzzle = find_mate(pos, probed, searcher);
+    else if (decisive(screen, settings))
+      puzzle = find_gain(pos, screen, settings, searcher);
   }
   if (!puzzle) return std::nullopt;
   puzzle->fen = pos.fen();
@@ -305,6 +320,23 @@ std::vector<std::string> puzzle_tags(const Position& start, const std::vector<Mo
   return {tags.begin(), tags.end()};
 }
 
+bool has_tagged_move(const Position& position, const std::vector<std::string>& tags) {
+  if (tags.empty()) return false;
+  const bool freezing = std::find(tags.begin(), tags.end(), "immobilization") != tags.end();
+  const bool ending = std::find(tags.begin(), tags.end(), "mate") != tags.end() ||
+                      std::find(tags.begin(), tags.end(), "stalemate") != tags.end();
+  MoveList list;
+  generate_legal(position, list);
+  for (const Move& m : list) {
+    // Only a capture or a removal tags a move, but for freezing and ending
+    // the game.
+    if (!m.captures && !m.is_removal() && !freezing && !ending) continue;
+    for (const std::string& t : puzzle_tags(position, {m}))
+      if (std::find(tags.begin(), tags.end(), t) != tags.end()) return true;
+  }
+  return false;
+}
+
 std::string puzzle_position_key(const std::string& fen) {
   std::istringstream in(fen);
   std::string placement, side;
@@ -312,34 +344,88 @@ std::string puzzle_position_key(const std::string& fen) {
   return placement + " " + side;
 }
 
-void rate_puzzle(Puzzle& puzzle, const std::vector<Level>& levels, int seeds) {
-  puzzle.rating = "none";
-  puzzle.rating_elo = 0;
+namespace {
+
+// Does `level` play the same move whatever the seed? (No random moves, no
+// noise, full skill, and a budget of depth or nodes, not time.)
+bool plays_without_chance(const Level& level) {
+  return level.blunder_rate == 0 && level.eval_noise_cp == 0 && level.skill >= Level::kMaxSkill &&
+         level.movetime_ms == 0;
+}
+
+// The chance that run `run` of `level` plays every solver move of the
+// solution: at each solver position the search (the level without its
+// random moves) plays the solution's move or not, and a random move is the
+// solution's one time in the number of legal moves.
+double run_solves(const Puzzle& puzzle, const Level& level, const Level& searching, int run, Searcher& searcher) {
+  Position pos = Position::from_fen(puzzle.fen, puzzle.rules);
+  searcher.clear();
+  double chance = 1;
+  for (std::size_t i = 0; i < puzzle.solution.size(); ++i) {
+    if (i % 2 == 0) {
+      const std::uint64_t seed = mix(mix(static_cast<std::uint64_t>(run) + 1) ^ i);
+      const bool found = play_level_move(searcher, searching, pos, seed).move == puzzle.solution[i];
+      const double random_hit = 1.0 / count_legal(pos);
+      chance *= (1 - level.blunder_rate) * (found ? 1 : 0) + level.blunder_rate * random_hit;
+    }
+    pos.make(puzzle.solution[i]);
+  }
+  return chance;
+}
+
+bool at_least_half(const LevelSolves& s) { return s.runs > 0 && s.solve >= 0.5; }
+
+}  // namespace
+
+InterpolatedRating interpolated_rating(const std::vector<LevelSolves>& solves) {
+  InterpolatedRating r;
+  for (std::size_t k = 0; k < solves.size(); ++k) {
+    const LevelSolves& hi = solves[k];
+    if (!at_least_half(hi)) continue;
+    r.level = hi.level;
+    r.elo = hi.elo;
+    if (k > 0 && hi.elo > 0 && solves[k - 1].elo > 0 && solves[k - 1].runs > 0) {
+      const LevelSolves& lo = solves[k - 1];
+      const double t = (0.5 - lo.solve) / (hi.solve - lo.solve);  // p0 < 1/2 <= p1: t in (0, 1]
+      r.elo = static_cast<int>(std::lround(lo.elo + t * (hi.elo - lo.elo)));
+    }
+    return r;
+  }
+  return r;
+}
+
+std::string rating_problem(const Puzzle& puzzle) {
+  if (puzzle.solves.empty()) return {};
+  const InterpolatedRating r = interpolated_rating(puzzle.solves);
+  if (r.level != puzzle.rating || r.elo != puzzle.rating_elo)
+    return "the solves give the rating " + r.level + " (Elo " + std::to_string(r.elo) + "), not " + puzzle.rating +
+           " (Elo " + std::to_string(puzzle.rating_elo) + ")";
+  for (std::size_t k = 0; k + 1 < puzzle.solves.size(); ++k)
+    if (at_least_half(puzzle.solves[k]))
+      return "the solves go on after " + puzzle.solves[k].level + ", whose chance is already at least one half";
+  return {};
+}
+
+void rate_puzzle(Puzzle& puzzle, const std::vector<Level>& levels, int runs) {
+  puzzle.solves.clear();
   Searcher searcher(16);
   for (const Level& level : levels) {
     searcher.set_hash_mb(level.hash_mb);
-    int solved = 0;
-    for (int s = 0; s < seeds; ++s) {
-      // Stop as soon as the majority is reached or out of reach.
-      if (2 * solved > seeds || 2 * (solved + seeds - s) <= seeds) break;
-      Position pos = Position::from_fen(puzzle.fen, puzzle.rules);
-      searcher.clear();
-      bool ok = true;
-      for (std::size_t i = 0; i < puzzle.solution.size() && ok; ++i) {
-        if (i % 2 == 0) {
-          const std::uint64_t seed = mix(mix(static_cast<std::uint64_t>(s) + 1) ^ i);
-          ok = play_level_move(searcher, level, pos, seed).move == puzzle.solution[i];
-        }
-        pos.make(puzzle.solution[i]);
-      }
-      solved += ok;
-    }
-    if (2 * solved > seeds) {
-      puzzle.rating = level.name;
-      puzzle.rating_elo = level.has_elo ? level.elo : 0;
-      return;
-    }
+    Level searching = level;
+    searching.blunder_rate = 0;
+    LevelSolves s;
+    s.level = level.name;
+    s.elo = level.has_elo ? level.elo : 0;
+    s.runs = plays_without_chance(level) ? 1 : runs;
+    double sum = 0;
+    for (int run = 0; run < s.runs; ++run) sum += run_solves(puzzle, level, searching, run, searcher);
+    s.solve = std::round(sum / s.runs * 10000) / 10000;
+    puzzle.solves.push_back(s);
+    if (at_least_half(s)) break;
   }
+  const InterpolatedRating r = interpolated_rating(puzzle.solves);
+  puzzle.rating = r.level;
+  puzzle.rating_elo = r.elo;
 }
 
 std::string replay_problem(const Puzzle& puzzle) {
@@ -433,6 +519,12 @@ std::string puzzle_to_json(const Puzzle& p) {
   j["tags"] = p.tags;
   j["rating"] = p.rating;
   j["rating_elo"] = p.rating_elo;
+  if (!p.solves.empty()) {
+    json solves = json::array();
+    for (const LevelSolves& s : p.solves)
+      solves.push_back({{"level", s.level}, {"elo", s.elo}, {"solve", s.solve}, {"runs", s.runs}});
+    j["solves"] = solves;
+  }
   j["source"] = p.source;
   return j.dump();
 }
@@ -505,10 +597,39 @@ Puzzle puzzle_from_json(std::string_view line, const std::string& origin) {
   }
   p.tags = strings("tags");
   for (const std::string& t : p.tags)
-    if (!known_tags().count(t)) throw fail("unknown tag '" + t + "'");
+    if (!known_puzzle_tags().count(t)) throw fail("unknown tag '" + t + "'");
   p.rating = text("rating");
   if (p.rating.empty()) throw fail("empty rating");
   p.rating_elo = number("rating_elo", 0, 10000);
+  if (j.contains("solves")) {
+    if (!j["solves"].is_array()) throw fail("field 'solves' is not a list");
+    for (std::size_t k = 0; k < j["solves"].size(); ++k) {
+      const json& e = j["solves"][k];
+      const std::string at = "solves[" + std::to_string(k) + "]";
+      if (!e.is_object()) throw fail(at + " is not an object");
+      auto field = [&](const char* key) -> const json& {
+        if (!e.contains(key)) throw fail(at + " has no '" + key + "'");
+        return e[key];
+      };
+      LevelSolves s;
+      if (!field("level").is_string() || field("level").get<std::string>().empty())
+        throw fail(at + ": 'level' is not a level name");
+      s.level = field("level").get<std::string>();
+      auto integer = [&](const char* key, int lo, int hi) {
+        const json& v = field(key);
+        if (!v.is_number_integer() || v.get<long long>() < lo || v.get<long long>() > hi)
+          throw fail(at + ": '" + key + "' is not an integer from " + std::to_string(lo) + " to " + std::to_string(hi));
+        return static_cast<int>(v.get<long long>());
+      };
+      s.elo = integer("elo", 0, 10000);
+      s.runs = integer("runs", 1, 10000);
+      const json& solve = field("solve");
+      if (!solve.is_number() || !(solve.get<double>() >= 0 && solve.get<double>() <= 1))
+        throw fail(at + ": 'solve' is not a probability from 0 to 1");
+      s.solve = solve.get<double>();
+      p.solves.push_back(s);
+    }
+  }
   if (j.contains("source")) p.source = text("source");
   return p;
 }

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <optional>
 #include <random>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -54,10 +55,31 @@ struct PuzzleSettings {
   // Transposition table of every search, MB. A score near a margin can
   // depend on it, so checks use the same size.
   std::size_t hash_mb = kDefaultHashMb;
+  // The mate probe: a position whose screen shows no mate within
+  // mate_moves but scores at least deep_mate_cp for the side to move is
+  // searched again to depth 2 mate_moves - 1 (5: the mates in three the
+  // depth-3 screen cannot see); a mate within mate_moves there is proven by
+  // the exact mate search like any other. Off when deep_mate is false.
+  bool deep_mate = false;
+  int deep_mate_cp = 300;
 };
 
 enum class PuzzleKind { kMate, kGain };
 const char* puzzle_kind_name(PuzzleKind kind);
+
+// One level at a puzzle when it was rated: the probability that it plays
+// every solver move (rate_puzzle), to 4 decimals, over how many runs, and
+// the level's Elo at the time (0: none).
+struct LevelSolves {
+  std::string level;
+  int elo = 0;
+  double solve = 0;
+  int runs = 0;
+  bool operator==(const LevelSolves&) const = default;
+};
+
+// Runs per level when rating (`ultima puzzles extract|rate --rating-seeds`).
+constexpr int kPuzzleRatingRuns = 10;
 
 struct Puzzle {
   std::string id;
@@ -76,10 +98,14 @@ struct Puzzle {
   // last.
   std::vector<Move> solution;
   std::vector<std::string> tags;
-  // The weakest level that solves it, and that level's Elo; "none" (Elo 0)
-  // when no level does.
+  // The weakest level whose chance of solving it is at least one half, and
+  // the Elo where the levels' chance crosses one half (interpolated_rating);
+  // "none" (Elo 0) when no level's does.
   std::string rating = "none";
   int rating_elo = 0;
+  // The levels run when rating, weakest first, up to the rating's level
+  // (all of them for "none"); empty in files rated before it was kept.
+  std::vector<LevelSolves> solves;
   // Where it was found (game and ply), for people.
   std::string source;
 };
@@ -129,15 +155,45 @@ std::size_t mate_suite_from_pgn(const std::vector<std::string>& files, int count
 // enemy piece that was free, removal when the solver removes a piece, mate
 // when the line ends in checkmate. Sorted, each once.
 std::vector<std::string> puzzle_tags(const Position& start, const std::vector<Move>& solution);
+// Every tag puzzle_tags can give.
+const std::set<std::string>& known_puzzle_tags();
+// Does a legal move of the side to move, played alone, have one of `tags`
+// (puzzle_tags of that move)? A cheap look, without search, for positions
+// where a theme is on the board.
+bool has_tagged_move(const Position& pos, const std::vector<std::string>& tags);
 
 // The key under which two puzzles count as one position: the FEN's
 // placement and side to move.
 std::string puzzle_position_key(const std::string& fen);
 
-// Sets rating and rating_elo: the weakest of `levels` (weakest first) whose
-// player, in a majority of `seeds` runs (run s uses seed s + 1, each move's
-// seed from it and the ply), plays every solver move of the solution.
-void rate_puzzle(Puzzle& puzzle, const std::vector<Level>& levels, int seeds = 5);
+// Sets solves, rating and rating_elo. Each of `levels`, weakest first, is
+// run `runs` times at the puzzle, playing as in a match (play_level_move):
+// run s (from 0) searches each solver position i of the solution with the
+// seed mix(mix(s + 1) ^ i) and the level's noise, and its chance of playing
+// the whole solution is the product over the solver moves of
+// (1 - blunder_rate) [the search plays the move] + blunder_rate / (legal
+// moves), the level's share of random moves counted exactly rather than
+// drawn. A level's solve probability is the mean over its runs (a level
+// without noise or random moves runs once). The levels go on until one's
+// is at least one half; the rating is interpolated_rating of them.
+void rate_puzzle(Puzzle& puzzle, const std::vector<Level>& levels, int runs = kPuzzleRatingRuns);
+
+// The rating from the levels' solve probabilities, weakest first: the first
+// level whose probability is at least one half names it ("none", Elo 0,
+// when none is). Its Elo is where the probability crosses one half,
+// interpolated linearly in Elo between the level before it (probability
+// p0 < 1/2, Elo e0) and it (p1, e1): e0 + (1/2 - p0) / (p1 - p0) * (e1 -
+// e0), rounded; so it lies above e0 and at most e1. The weakest level, or
+// one after a level without an Elo, gives its own Elo.
+struct InterpolatedRating {
+  std::string level = "none";
+  int elo = 0;
+};
+InterpolatedRating interpolated_rating(const std::vector<LevelSolves>& solves);
+
+// Empty when the puzzle's rating and rating_elo are those its solves give
+// (or it has no solves), else the problem.
+std::string rating_problem(const Puzzle& puzzle);
 
 // Replays the solution from the FEN: every move legal, the game not over
 // before the last, and at the end checkmate (mate) or the stated material

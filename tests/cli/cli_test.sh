@@ -301,6 +301,24 @@ fi
 { head -n 1 "$tmp/p.jsonl"; echo '{"id":"x"}'; } > "$tmp/bad.jsonl"
 expect_error "bad.jsonl line 2" puzzles check "$tmp/bad.jsonl"
 expect_error "no puzzle 'nosuch'" puzzles show nosuch --file "$tmp/p.jsonl"
+# Rating a file again writes what the extraction wrote (the same seeded
+# runs), in place; --existing keeps a file's puzzles byte for byte and
+# numbers the new ones after them.
+cp "$tmp/p.jsonl" "$tmp/r.jsonl"
+"$ultima" puzzles rate --in "$tmp/r.jsonl" --out "$tmp/r.jsonl" > /dev/null 2>&1 || fail "puzzles rate"
+cmp -s "$tmp/p.jsonl" "$tmp/r.jsonl" || fail "puzzles rate changed a freshly rated file"
+"$ultima" puzzles extract --existing "$tmp/p.jsonl" --white beginner --black novice --games 2 --seed 9 \
+  --out "$tmp/q.jsonl" > /dev/null 2>&1 || fail "puzzles extract --existing"
+n=$(grep -c . "$tmp/p.jsonl")
+head -n "$n" "$tmp/q.jsonl" | cmp -s - "$tmp/p.jsonl" || fail "puzzles extract --existing changed the kept puzzles"
+if [ "$(grep -c . "$tmp/q.jsonl")" -gt "$n" ]; then
+  next=$(printf 'P%05d' $((n + 1)))
+  sed -n "$((n + 1))p" "$tmp/q.jsonl" | grep -q "\"id\":\"$next\"" || fail "puzzles extract --existing: the new ids do not follow"
+fi
+expect_error "unknown tag 'fork'" puzzles extract --white novice --black beginner --only-tag fork --out "$tmp/x.jsonl"
+expect_error "--tagged-moves-only needs --only-tag" puzzles extract --white novice --black beginner \
+  --tagged-moves-only --out "$tmp/x.jsonl"
+expect_error "nosuch.jsonl" puzzles rate --in "$tmp/nosuch.jsonl" --out "$tmp/x.jsonl"
 # The learned evaluation: a small set of positions, a network from them,
 # its use by a search player, and bad files and keys named.
 "$ultima" nnue data --out "$tmp/g.data" --games 3 --nodes 300 --concurrency 2 > /dev/null 2>&1 \
