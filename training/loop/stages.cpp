@@ -48,6 +48,45 @@ std::string generation_tag(int generation) {
 
 // --- self-play
 
+namespace {
+
+// The teacher as a record's player name, and its evaluation in words.
+bool learned_teacher(const WarmStartConfig& warm) { return !warm.teacher.nnue.empty() && warm.teacher.nnue != "none"; }
+std::string teacher_name(const WarmStartConfig& warm) {
+  return "alpha-beta depth " + std::to_string(warm.teacher.depth) +
+         (learned_teacher(warm) ? " nnue " + warm.teacher.nnue : std::string());
+}
+std::string teacher_evaluation(const WarmStartConfig& warm) {
+  return learned_teacher(warm) ? "learned evaluation " + warm.teacher.nnue : std::string("hand-written evaluation");
+}
+
+// The samples of a tag's shards, those of an earlier try included.
+std::uint64_t tag_samples(const data::RunDir& run, const std::string& tag) {
+  std::uint64_t samples = 0;
+  for (int s : run.shard_sequences(tag)) samples += data::read_shard_header(run.shard_path(tag, s)).samples;
+  return samples;
+}
+
+// Plays `job`, logging "gen G LABEL: done/total games, rate, samples, ETA"
+// every 10 s.
+selfplay::SelfPlayStats play_logged(const data::RunDir& run, const RunConfig& config, const selfplay::SelfPlayJob& job,
+                                    int generation, const char* label, const std::atomic<bool>* stop) {
+  auto last_report = Clock::now();
+  const int max_plies = config.selfplay.max_plies;
+  return selfplay::run_selfplay(
+      run, config.selfplay, job,
+      [&](const selfplay::SelfPlayStats& s, int total) {
+        if (since(last_report) < 10 && s.games + s.games_skipped < total) return;
+        last_report = Clock::now();
+        spdlog::info("gen {} {}: {}/{} games, {:.0f} moves/s, {} samples, ETA {}", generation, label,
+                     s.games + s.games_skipped, total, s.moves_per_second(), s.samples,
+                     format_duration(s.eta_seconds(total, max_plies)));
+      },
+      stop);
+}
+
+}  // namespace
+
 SelfPlayStage::SelfPlayStage(const data::RunDir& run, const RunConfig& config, ModelEvaluators models,
                              const std::atomic<bool>* stop)
     : run_(run), config_(config), models_(std::move(models)), stop_(stop) {}
@@ -63,29 +102,15 @@ SelfPlayOutcome SelfPlayStage::run(int generation, std::uint64_t best) {
   if (generation <= warm.generations) {
     job.teacher = warm.teacher;
     if (warm.games_per_generation > 0) job.games = warm.games_per_generation;
-    const bool learned = !warm.teacher.nnue.empty() && warm.teacher.nnue != "none";
-    job.player_name = "alpha-beta depth " + std::to_string(warm.teacher.depth) +
-                      (learned ? " nnue " + warm.teacher.nnue : std::string());
+    job.player_name = teacher_name(warm);
     spdlog::info("gen {} selfplay begins: {} warm-start games of the alpha-beta searcher (depth {}, {} lines, {})",
-                 generation, job.games, warm.teacher.depth, warm.teacher.multipv,
-                 learned ? "learned evaluation " + warm.teacher.nnue : std::string("hand-written evaluation"));
+                 generation, job.games, warm.teacher.depth, warm.teacher.multipv, teacher_evaluation(warm));
   } else {
     job.evaluator = models_(best);
     job.player_name = "ultima model " + std::to_string(best);
     spdlog::info("gen {} selfplay begins: {} games with model {}", generation, job.games, best);
   }
-  auto last_report = Clock::now();
-  const int max_plies = config_.selfplay.max_plies;
-  out.stats = selfplay::run_selfplay(
-      run_, config_.selfplay, job,
-      [&](const selfplay::SelfPlayStats& s, int total) {
-        if (since(last_report) < 10 && s.games + s.games_skipped < total) return;
-        last_report = Clock::now();
-        spdlog::info("gen {} selfplay: {}/{} games, {:.0f} moves/s, {} samples, ETA {}", generation,
-                     s.games + s.games_skipped, total, s.moves_per_second(), s.samples,
-                     format_duration(s.eta_seconds(total, max_plies)));
-      },
-      stop_);
+  out.stats = play_logged(run_, config_, job, generation, "selfplay", stop_);
   job.evaluator.reset();
   if (stop_ && *stop_) return out;
   const selfplay::SelfPlayStats& sp = out.stats;
@@ -94,8 +119,7 @@ SelfPlayOutcome SelfPlayStage::run(int generation, std::uint64_t best) {
                  "{} adjudicated, {} resigned, false resignations {}/{}",
                  generation, sp.games, format_duration(sp.seconds), sp.moves_per_second(), sp.white_wins, sp.draws,
                  sp.black_wins, sp.max_plies, sp.adjudicated, sp.resigned, sp.false_resign, sp.would_resign);
-  for (int s : run_.shard_sequences(job.tag))
-    out.new_samples += data::read_shard_header(run_.shard_path(job.tag, s)).samples;
+  out.new_samples += tag_samples(run_, job.tag);
   if (generation > warm.generations && warm.later_games > 0) {
     const std::uint64_t teacher_samples = run_teacher(generation);
     if (stop_ && *stop_) return out;
@@ -119,26 +143,11 @@ std::uint64_t SelfPlayStage::run_teacher(int generation) {
   job.games = warm.later_games;
   job.seed = config_.seed * 7919 + static_cast<std::uint64_t>(generation) + 0x5eed7eac;
   job.teacher = warm.teacher;
-  const bool learned = !warm.teacher.nnue.empty() && warm.teacher.nnue != "none";
-  job.player_name = "alpha-beta depth " + std::to_string(warm.teacher.depth) +
-                    (learned ? " nnue " + warm.teacher.nnue : std::string());
+  job.player_name = teacher_name(warm);
   spdlog::info("gen {} teacher games begin: {} games of the alpha-beta searcher (depth {}, {})", generation, job.games,
-               warm.teacher.depth,
-               learned ? "learned evaluation " + warm.teacher.nnue : std::string("hand-written evaluation"));
-  auto last_report = Clock::now();
-  const int max_plies = config_.selfplay.max_plies;
-  const selfplay::SelfPlayStats stats = selfplay::run_selfplay(
-      run_, config_.selfplay, job,
-      [&](const selfplay::SelfPlayStats& s, int total) {
-        if (since(last_report) < 10 && s.games + s.games_skipped < total) return;
-        last_report = Clock::now();
-        spdlog::info("gen {} teacher: {}/{} games, {:.0f} moves/s, {} samples, ETA {}", generation,
-                     s.games + s.games_skipped, total, s.moves_per_second(), s.samples,
-                     format_duration(s.eta_seconds(total, max_plies)));
-      },
-      stop_);
-  std::uint64_t samples = 0;
-  for (int s : run_.shard_sequences(job.tag)) samples += data::read_shard_header(run_.shard_path(job.tag, s)).samples;
+               warm.teacher.depth, teacher_evaluation(warm));
+  const selfplay::SelfPlayStats stats = play_logged(run_, config_, job, generation, "teacher", stop_);
+  const std::uint64_t samples = tag_samples(run_, job.tag);
   if (stats.games && !(stop_ && *stop_))
     spdlog::info("gen {} teacher done: {} games, {} samples in {}", generation, stats.games, samples,
                  format_duration(stats.seconds));
@@ -178,9 +187,7 @@ std::uint64_t SelfPlayStage::run_tactics(int generation, std::uint64_t best) {
       run_tactics_job(run_, config_, tag, config_.tactics.positions, best,
                       config_.seed * 7919 + static_cast<std::uint64_t>(generation),
                       "gen " + std::to_string(generation) + " tactics", {}, stop_);
-  std::uint64_t samples = 0;
-  for (int s : run_.shard_sequences(tag))
-    samples += data::read_shard_header(run_.shard_path(tag, s)).samples;
+  const std::uint64_t samples = tag_samples(run_, tag);
   if (stats.games && !(stop_ && *stop_))
     spdlog::info("gen {} tactics done: {} proven mates (up to mate in {}) in {}", generation, stats.samples,
                  config_.tactics.mates.max_moves, format_duration(stats.seconds));

@@ -873,16 +873,9 @@ async function newBotGame(rules, fen) {
   if (fen) body.fen = fen;
   ++S.gameId;                            // the game on the board stops following the server
   await leaveBotGame();
-  let made;
-  try {
-    made = await api('/api/games/new', body);
-  } catch (e) {
-    refuse('The game could not be made: ' + e.message);
-    return;
-  }
-  keepSeat(made.id, made.token);
+  const made = await makeServerGame(body);
+  if (!made) return;
   try { localStorage.setItem(BOT_GAME_KEY, made.id); } catch (e) { /* this page only */ }
-  history.replaceState(null, '', '#game=' + made.id);
   await openOnlineGame(made.id, made.game);
   setMessage(`New game against ${bot.name} (Elo ${bot.elo ?? '?'}); you play ${cap(made.seat)}.`, 'info');
 }
@@ -1056,6 +1049,21 @@ function keepSeat(id, token) {
   try { localStorage.setItem('ultima-seat-' + id, token); } catch (e) { /* the seat lasts this page only */ }
 }
 
+// A game on the server (`/api/games/new`): its seat's token kept and its
+// link in the address bar; null, with the reason shown, when refused.
+async function makeServerGame(body) {
+  let made;
+  try {
+    made = await api('/api/games/new', body);
+  } catch (e) {
+    refuse('The game could not be made: ' + e.message);
+    return null;
+  }
+  keepSeat(made.id, made.token);
+  history.replaceState(null, '', '#game=' + made.id);
+  return made;
+}
+
 async function newOnlineGame(rules, fen) {
   const body = {
     rules, colour: $('online-colour').value,
@@ -1063,15 +1071,8 @@ async function newOnlineGame(rules, fen) {
     increment: Math.round(Number($('friend-increment').value) || 0),
   };
   if (fen) body.fen = fen;
-  let made;
-  try {
-    made = await api('/api/games/new', body);
-  } catch (e) {
-    refuse('The game could not be made: ' + e.message);
-    return;
-  }
-  keepSeat(made.id, made.token);
-  history.replaceState(null, '', '#game=' + made.id);
+  const made = await makeServerGame(body);
+  if (!made) return;
   await openOnlineGame(made.id, made.game);
   setMessage('Send the link to your friend; the game starts when it is opened.', 'info');
 }
