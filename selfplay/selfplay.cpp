@@ -121,6 +121,14 @@ void SelfPlayConfig::validate() const {
   if (max_plies < 1 || max_plies > 65535) fail("max_plies must be in 1..65535");
   if (!(mcts.gumbel_c_scale > 0)) fail("gumbel_c_scale must be above 0");
   if (adjudicate_cp < 0) fail("adjudicate_cp must not be negative");
+  if (value_nodes > 100000000) fail("value_nodes must be at most 100000000");
+  if (value_nodes > 0) {
+    try {
+      load_nnue(value_nnue);  // a missing or damaged file is named before any game
+    } catch (const std::exception& e) {
+      fail(std::string("value_nnue: ") + e.what());
+    }
+  }
 }
 
 std::uint64_t game_seed(std::uint64_t job_seed, const std::string& tag, int game) {
@@ -150,6 +158,11 @@ SelfPlayGame play_selfplay_game(const SelfPlayConfig& config, std::shared_ptr<Ev
   MctsConfig mcts_config = config.mcts;
   mcts_config.threads = 1;  // one game per thread
   Mcts mcts(std::move(evaluator), mcts_config);
+  std::optional<Searcher> labeller;
+  if (config.value_nodes > 0) {
+    labeller.emplace(1);
+    labeller->set_network(load_nnue(config.value_nnue));
+  }
 
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> uniform(0, 1);
@@ -183,7 +196,7 @@ SelfPlayGame play_selfplay_game(const SelfPlayConfig& config, std::shared_ptr<Ev
       data::pack_position(pos, sample);
       sample.ply = static_cast<std::uint16_t>(ply);
       sample.game = index;
-      sample.root_q = result.q;
+      sample.root_q = labeller ? value_by_search(pos, config.value_nodes, *labeller) : result.q;
       if (proven_win) {
         // The quickest win is the whole target: a win proven by the mate
         // scan has no visits, and the improved policy leaves it near its
@@ -237,6 +250,16 @@ SelfPlayGame play_selfplay_game(const SelfPlayConfig& config, std::shared_ptr<Ev
     game.false_resign = outcome != loss;
   }
   return game;
+}
+
+float value_by_search(const Position& pos, std::uint64_t nodes, Searcher& searcher) {
+  searcher.clear();
+  SearchLimits limits;
+  limits.nodes = nodes;
+  Position searched = pos;
+  const SearchResult result = searcher.search(searched, limits);
+  const WdlPermille wdl = score_to_wdl(result.score);
+  return static_cast<float>(wdl.win - wdl.loss) / 1000.0f;
 }
 
 TeacherLabel label_by_teacher(const Position& pos, const TeacherConfig& teacher, Searcher& searcher) {

@@ -94,6 +94,13 @@ struct SelfPlayConfig {
   // match managers adjudicate long engine games; below it the game is cut
   // and its samples carry no result.
   int adjudicate_cp = 100;
+  // Value labels from the alpha-beta search: with value_nodes above 0,
+  // each sample's root_q (the share q_ratio of its value target) is the
+  // alpha-beta searcher's score after that many nodes, through the fitted
+  // logistic (value_by_search), instead of the MCTS root's value; the
+  // searcher's evaluation is value_nnue, named as warm_start.nnue is.
+  std::uint64_t value_nodes = 0;
+  std::string value_nnue;
 
   // Throws std::invalid_argument naming the first bad value.
   void validate() const;
@@ -220,6 +227,13 @@ struct TeacherLabel {
   std::uint64_t nodes = 0;
 };
 TeacherLabel label_by_teacher(const Position& pos, const TeacherConfig& teacher, Searcher& searcher);
+
+// The value label of one position (SelfPlayConfig::value_nodes): the
+// searcher, its table and history cleared, searches `nodes` nodes from
+// `pos` (its history counts for repetitions); its score through
+// score_to_wdl gives win - loss for the side to move. The same position
+// and history give the same label on any thread.
+float value_by_search(const Position& pos, std::uint64_t nodes, Searcher& searcher);
 
 // One teacher game (the end rules, adjudication and sample numbering as in
 // play_selfplay_game).

@@ -297,6 +297,83 @@ TEST(SelfPlayGame, SameSeedSameGame) {
   EXPECT_NE(a.record.moves, c.record.moves);
 }
 
+// Value labels from the alpha-beta search (value_nodes): each sample's
+// root_q is the learned evaluation's search of its position, history
+// included, at the node budget; the game itself is the one played without
+// them.
+TEST(SelfPlayGame, ValueLabelsAreTheLearnedSearchOfEachSamplesPosition) {
+  SelfPlayConfig plain = tiny_selfplay();
+  plain.max_plies = 24;
+  SelfPlayConfig labelled = plain;
+  labelled.value_nodes = 400;
+  labelled.value_nnue = "default";
+  const SelfPlayGame game = play_selfplay_game(labelled, material(), 5, 0);
+  const SelfPlayGame same = play_selfplay_game(plain, material(), 5, 0);
+  ASSERT_EQ(game.record.moves, same.record.moves);
+  ASSERT_EQ(game.samples.size(), same.samples.size());
+  ASSERT_FALSE(game.samples.empty());
+  check_game(game, labelled);
+  Position pos = Position::start(labelled.rules);
+  std::size_t next = 0;
+  bool differs = false;  // from the MCTS root's value, somewhere
+  for (std::size_t ply = 0; ply <= game.record.moves.size() && next < game.samples.size(); ++ply) {
+    if (game.samples[next].ply == ply) {
+      SCOPED_TRACE("ply " + std::to_string(ply));
+      Searcher reference(2);  // another table size and a fresh searcher: the label does not depend on either
+      reference.set_network(load_nnue("default"));
+      EXPECT_FLOAT_EQ(game.samples[next].root_q, value_by_search(pos, 400, reference));
+      Sample without = same.samples[next];
+      differs = differs || without.root_q != game.samples[next].root_q;
+      without.root_q = game.samples[next].root_q;
+      EXPECT_EQ(without, game.samples[next]) << "only root_q changes";
+      ++next;
+    }
+    if (ply < game.record.moves.size()) pos.make(game.record.moves[ply]);
+  }
+  EXPECT_EQ(next, game.samples.size());
+  EXPECT_TRUE(differs) << "every label equals the MCTS root's value";
+}
+
+// On fixed positions the label is the search's score through the fitted
+// logistic, the same from a searcher used before, and a mate in one is a
+// win.
+TEST(ValueBySearch, IsTheSearchsScoreThroughTheLogisticOnFixedPositions) {
+  const auto net = load_nnue("default");
+  for (const char* fen : {"6pk/5K1p/8/8/3W4/2p5/8/8 w 0 1", "c6k/2X5/4K3/4W3/8/8/3C4/8 w 0 1",
+                          "1c6/3i4/8/4I3/8/8/3K4/k7 b 0 1"}) {
+    SCOPED_TRACE(fen);
+    const Position pos = Position::from_fen(fen);
+    Searcher labeller(1), reference(1);
+    labeller.set_network(net);
+    reference.set_network(net);
+    const float label = value_by_search(pos, 2000, labeller);
+    SearchLimits limits;
+    limits.nodes = 2000;
+    Position searched = pos;
+    const SearchResult result = reference.search(searched, limits);
+    const WdlPermille wdl = score_to_wdl(result.score);
+    EXPECT_FLOAT_EQ(label, static_cast<float>(wdl.win - wdl.loss) / 1000.0f);
+    EXPECT_FLOAT_EQ(value_by_search(pos, 2000, labeller), label) << "a second label from the same searcher";
+  }
+  Searcher searcher(1);
+  searcher.set_network(net);
+  EXPECT_FLOAT_EQ(value_by_search(Position::from_fen("6pk/5K1p/8/8/3W4/2p5/8/8 w 0 1"), 2000, searcher), 1.0f);
+}
+
+TEST(SelfPlayConfig, ABadValueNetworkIsRefusedNamingTheKey) {
+  SelfPlayConfig config = tiny_selfplay();
+  config.value_nnue = "no-such-network.unnue";
+  EXPECT_NO_THROW(config.validate()) << "value_nnue is read only with value_nodes";
+  config.value_nodes = 100;
+  try {
+    config.validate();
+    FAIL() << "a missing network accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("selfplay: value_nnue"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("no-such-network.unnue"), std::string::npos) << e.what();
+  }
+}
+
 // Teacher games (the warm start): the alpha-beta searcher's games, every
 // position a sample labelled by its MultiPV lines.
 TeacherConfig small_teacher() {
@@ -830,6 +907,16 @@ TEST(RunSelfPlay, AStoppedWarmStartResumesWithoutLossOrDuplicates) {
   job.evaluator = nullptr;
   job.teacher = small_teacher();
   expect_stopped_and_resumed_equal_whole(config, job);
+}
+
+// And self-play whose values the learned evaluation's search labels.
+TEST(RunSelfPlay, AStoppedJobWithValueLabelsResumesWithoutLossOrDuplicates) {
+  SelfPlayConfig config = tiny_selfplay();
+  config.parallel_games = 1;
+  config.max_plies = 20;
+  config.value_nodes = 200;
+  config.value_nnue = "default";
+  expect_stopped_and_resumed_equal_whole(config, job_of(8));
 }
 
 // And a tactics job's mates.

@@ -170,6 +170,8 @@ void visit_keys(Config& c, Visitor& v) {
     v.key("no_resign_share", s.no_resign_share);
     v.key("max_plies", s.max_plies);
     v.key("adjudicate_cp", s.adjudicate_cp);
+    v.key("value_nodes", s.value_nodes);
+    v.key("value_nnue", s.value_nnue);
   });
   v.section("warm_start", [&] {
     auto& w = c.warm_start;
