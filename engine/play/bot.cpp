@@ -95,6 +95,29 @@ Bot Bot::parse(const std::string& yaml_text_in, const std::string& origin) {
   return bot;
 }
 
+std::string Bot::network_file() const {
+  const std::string played = playable_spec();
+  if (played.rfind("mcts:", 0) != 0) return "";
+  for (std::size_t at = played.find("weights="); at != std::string::npos; at = played.find("weights=", at + 1)) {
+    if (played[at - 1] != ':' && played[at - 1] != ',') continue;
+    const std::size_t begin = at + 8;
+    const std::string file = played.substr(begin, std::min(played.find(',', begin), played.size()) - begin);
+    return file == "random" ? "" : file;
+  }
+  return "";
+}
+
+std::optional<std::string> shipped_network(const std::string& name) {
+  const std::vector<Bot> catalogue = load_catalogue();
+  const Bot* chosen = nullptr;
+  for (const Bot& b : catalogue) {
+    if (b.network_file().empty()) continue;
+    if (name == "best" ? b.has_elo && (!chosen || b.elo > chosen->elo) : b.name == name) chosen = &b;
+  }
+  if (!chosen) return std::nullopt;
+  return chosen->network_file();
+}
+
 std::string Bot::playable_spec() const {
   if (origin.empty() || is_level) return spec;
   std::string out = spec;

@@ -39,6 +39,9 @@ struct Bot {
   // bot file's folder (so a bots folder with its networks in it can be
   // moved or shipped whole); absolute paths and `weights=random` stay.
   std::string playable_spec() const;
+  // A network bot's network: the file its `mcts:` spec plays
+  // (`weights=FILE` as in playable_spec); empty for any other bot.
+  std::string network_file() const;
 };
 
 // Where bot files are looked for: $ULTIMA_BOTS, else configs/bots beside the
@@ -52,6 +55,12 @@ std::vector<Bot> load_catalogue();
 std::vector<std::string> bot_names();
 // The bot of that name; nullopt when there is none.
 std::optional<Bot> find_bot(const std::string& name);
+// The network file of a shipped network bot by name, for tools that take a
+// network (the analysis engine's `weights`): the bot `name`, or for "best"
+// the rated network bot with the highest Elo. nullopt when `name` names no
+// network bot (nor is "best" with one there).
+std::optional<std::string> shipped_network(const std::string& name);
+
 // The rated bot whose Elo is nearest `elo` (the weaker on a tie); null when
 // none is rated.
 const Bot* nearest_bot(const std::vector<Bot>& catalogue, int elo);

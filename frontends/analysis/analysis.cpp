@@ -6,6 +6,7 @@
 #include <cmath>
 #include <condition_variable>
 #include <deque>
+#include <filesystem>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -21,6 +22,7 @@
 #include "engine/mcts/material_evaluator.h"
 #include "engine/mcts/mcts.h"
 #include "engine/mcts/settings.h"
+#include "engine/play/bot.h"
 #include "engine/play/level.h"
 #include "engine/play/value_fit.h"
 #include "engine/rules/movegen.h"
@@ -344,8 +346,18 @@ class AnalysisService::Impl {
       if (!networks_) fail("weights", "this program has no neural-network support");
       // One batching evaluator per network, sized for every search at once.
       const std::string batch = std::to_string(std::max(1, options_.parallel) * 16);
+      // A shipped network bot's name, or "best", plays that bot's network;
+      // anything else is a file.
+      std::string file = weights;
+      if (weights != "random" && weights.find('/') == std::string::npos && !std::filesystem::exists(weights)) {
+        try {
+          if (const auto shipped = shipped_network(weights)) file = *shipped;
+        } catch (const std::exception& ex) {
+          fail("weights", ex.what());
+        }
+      }
       try {
-        e = networks_((weights == "random" ? std::string() : "weights=" + weights + ",") + "max_batch=" + batch);
+        e = networks_((file == "random" ? std::string() : "weights=" + file + ",") + "max_batch=" + batch);
       } catch (const std::exception& ex) {
         fail("weights", ex.what());
       }

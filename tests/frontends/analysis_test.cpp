@@ -20,6 +20,7 @@
 #include "engine/rules/notation.h"
 #include "engine/search/search.h"
 #include "engine/rules/rules.h"
+#include "test_util.h"
 
 namespace ultima {
 namespace {
@@ -377,6 +378,28 @@ TEST(AnalysisMcts, OneEvaluatorPerNetworkSharedByEveryQuery) {
   const auto answers = analyse(input, factory);
   for (const std::string& id : ids) EXPECT_EQ(final_answer(answers, id)["moves"].size(), 1u);
   EXPECT_EQ(made.load(), 1);
+}
+
+// A shipped network bot's name, or "best", stands for that bot's network.
+TEST(AnalysisMcts, AShippedNetworkBotsNameOrBestPlaysItsNetwork) {
+  test::BotsFolder folder;
+  folder.write("t-net", "name: t-net\ndescription: d\nstyle: network\n"
+                        "spec: \"mcts:weights=nets/t.unn,playouts=8\"\norder: 3\nelo: 900\n");
+  std::vector<std::string> asked;
+  NetworkFactory factory = [&](const std::string& settings) -> std::shared_ptr<Evaluator> {
+    asked.push_back(settings);
+    return std::make_shared<MaterialEvaluator>();
+  };
+  const std::string input = json({{"id", "a"}, {"backend", "mcts"}, {"weights", "t-net"}, {"max_visits", 10}}).dump() +
+                            "\n" +
+                            json({{"id", "b"}, {"backend", "mcts"}, {"weights", "best"}, {"max_visits", 10}}).dump() +
+                            "\n";
+  const auto answers = analyse(input, factory);
+  EXPECT_EQ(final_answer(answers, "a")["moves"].size(), 1u);
+  EXPECT_EQ(final_answer(answers, "b")["moves"].size(), 1u);
+  ASSERT_EQ(asked.size(), 2u);
+  for (const std::string& settings : asked)
+    EXPECT_NE(settings.find("weights=" + folder.dir() + "/nets/t.unn,"), std::string::npos) << settings;
 }
 
 }  // namespace

@@ -38,6 +38,28 @@ std::string message_of(const std::function<void()>& f) {
 
 // Bot files
 
+// A network bot's network is the file its spec plays (relative to the bot
+// file); a shipped network is found by the bot's name or, as "best", by the
+// highest Elo among rated network bots.
+TEST(BotFile, ShippedNetworksAreFoundByNameAndTheBestByElo) {
+  test::BotsFolder folder;
+  folder.write("weak-net", "name: weak-net\ndescription: d\nstyle: network\n"
+                           "spec: \"mcts:weights=nets/weak.unn,playouts=8\"\norder: 3\nelo: 900\n");
+  folder.write("strong-net", "name: strong-net\ndescription: d\nstyle: network\n"
+                             "spec: \"mcts:playouts=400,weights=nets/strong.unn\"\norder: 5\nelo: 2100\n");
+  folder.write("unrated-net", "name: unrated-net\ndescription: d\nstyle: network\n"
+                              "spec: \"mcts:weights=/abs/unrated.unn\"\norder: 6\n");
+  folder.write("searcher", "name: searcher\ndescription: d\nstyle: s\nspec: \"search:depth=2\"\norder: 7\nelo: 3000\n");
+  const std::string nets = (fs::path(folder.dir()) / "nets").string();
+  EXPECT_EQ(shipped_network("weak-net"), nets + "/weak.unn");
+  EXPECT_EQ(shipped_network("strong-net"), nets + "/strong.unn");
+  EXPECT_EQ(shipped_network("unrated-net"), "/abs/unrated.unn");
+  EXPECT_EQ(shipped_network("best"), nets + "/strong.unn") << "the searcher is rated higher but has no network";
+  EXPECT_EQ(shipped_network("searcher"), std::nullopt);
+  EXPECT_EQ(shipped_network("no-such-bot"), std::nullopt);
+  EXPECT_EQ(shipped_network("expert"), std::nullopt) << "a level has no network";
+}
+
 TEST(BotFile, RoundTrips) {
   Bot bot;
   bot.name = "attacker-2";
