@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "common.h"
 #include "engine/mcts/mcts.h"
+#include "engine/play/level.h"
 #include "engine/rules/movegen.h"
 #include "engine/rules/notation.h"
 #include "engine/rules/perft.h"
@@ -58,8 +59,8 @@ void bench_perft() {
 
 // Fixed-depth searches from fresh tables: the node total is a signature of
 // the search's behaviour (any change to it shows), the rate a speed figure.
-void bench_search(int depth, const std::string& nnue_file) {
-  const auto net = nnue_file.empty() ? nullptr : nnue::load(nnue_file);
+void bench_search(int depth, const std::string& nnue_name) {
+  const auto net = load_nnue(nnue_name);
   std::uint64_t total = 0;
   double total_seconds = 0;
   for (const BenchPosition& b : kPerftSuite) {
@@ -180,7 +181,8 @@ void add_bench_command(CLI::App& app) {
   auto nnue_file = std::make_shared<std::string>();
   CLI::App* search = cmd->add_subcommand("search", "fixed-depth search over the suite: node signature and nodes/s");
   search->add_option("--depth", *depth, "plies per position")->check(CLI::Range(1, 30));
-  search->add_option("--nnue", *nnue_file, "evaluate with this learned network (ultima nnue train)");
+  search->add_option("--nnue", *nnue_file,
+                     "evaluate with this learned network: default (the shipped one), none, or a file (ultima nnue train)");
   search->callback([depth, nnue_file] { bench_search(*depth, *nnue_file); });
   struct SmpBench {
     std::vector<int> threads{1, 2};

@@ -40,6 +40,10 @@ struct BenchSolver {
   // Seed of the random play the mates come from (11: the suite of
   // docs/experiments.md); the loop's tactics samples use other seeds.
   std::uint64_t seed = 11;
+  // Above 0: sparse boards far from the opening instead, from random play
+  // that prefers captures, probed once at most this many pieces stand
+  // (engine/play/puzzle.h's random_sparse_mate).
+  int sparse = 0;
   // Print each mate not proven: its FEN and where its mating moves stood
   // among the root's moves (by prior) and how many playouts they drew.
   bool show_missed = false;
@@ -55,6 +59,11 @@ struct BenchSolver {
   // network.
   bool alphabeta = false;
   std::string nnue;
+  // With --alphabeta: nodes per position instead of --movetime (the
+  // hand-written column), and for the learned column (0: the same): fixed
+  // budgets calibrated to a time, for a machine that cannot be kept idle.
+  std::uint64_t nodes = 0;
+  std::uint64_t nnue_nodes = 0;
 };
 
 // Mates in exactly 1, 2 and 3 from seeded random play, each proven by the
@@ -69,7 +78,8 @@ void bench_solver_alphabeta(const BenchSolver& o) {
     bool full = true;
     for (const auto& s : suites) full = full && static_cast<int>(s.size()) >= o.positions;
     if (full) break;
-    const std::optional<RandomMate> mate = random_game_mate(rng, Rules{}, 3, finder);
+    const std::optional<RandomMate> mate = o.sparse > 0 ? random_sparse_mate(rng, Rules{}, 3, finder, o.sparse)
+                                                        : random_game_mate(rng, Rules{}, 3, finder);
     if (!mate) continue;
     std::vector<Position>& suite = suites[mate->moves - 1];
     if (static_cast<int>(suite.size()) < o.positions) suite.push_back(mate->pos);
@@ -78,8 +88,14 @@ void bench_solver_alphabeta(const BenchSolver& o) {
   // turn, so that the two columns share the machine's conditions.
   std::vector<std::shared_ptr<const nnue::Network>> evaluations = {nullptr};
   if (!o.nnue.empty()) evaluations.push_back(nnue::load(o.nnue));
-  std::printf("bench solver --alphabeta: %zu mates in one, %zu in two, %zu in three; %lld ms each\n", suites[0].size(),
-              suites[1].size(), suites[2].size(), static_cast<long long>(o.movetime_ms));
+  const std::uint64_t learned_nodes = o.nnue_nodes ? o.nnue_nodes : o.nodes;
+  const std::string budget = o.nodes ? std::to_string(o.nodes) + " nodes (learned: " + std::to_string(learned_nodes) +
+                                           ")"
+                                     : std::to_string(o.movetime_ms) + " ms";
+  std::printf("bench solver --alphabeta: %zu mates in one, %zu in two, %zu in three%s; %s each\n", suites[0].size(),
+              suites[1].size(), suites[2].size(),
+              o.sparse > 0 ? (" on boards of at most " + std::to_string(o.sparse) + " pieces").c_str() : "",
+              budget.c_str());
   std::printf("            %-14s%s\n", "hand-written", evaluations.size() > 1 ? "learned" : "");
   for (int moves = 1; moves <= 3; ++moves) {
     std::vector<int> found(evaluations.size(), 0);
@@ -89,7 +105,10 @@ void bench_solver_alphabeta(const BenchSolver& o) {
         Searcher searcher(16);
         searcher.set_network(evaluations[e]);
         SearchLimits limits;
-        limits.movetime_ms = o.movetime_ms;
+        if (o.nodes)
+          limits.nodes = e == 0 ? o.nodes : learned_nodes;
+        else
+          limits.movetime_ms = o.movetime_ms;
         const SearchResult r = searcher.search(pos, limits);
         if (r.score >= kMateBound) ++found[e];
       }
@@ -124,7 +143,8 @@ void bench_solver(const BenchSolver& o) {
   const auto found_at = std::chrono::steady_clock::now();
   std::string source = "random play";
   if (o.pgn.empty()) {
-    random_mate_suite(o.positions, o.seed, in_one, in_two);
+    random_mate_suite(o.positions, o.seed, in_one, in_two, o.sparse);
+    if (o.sparse > 0) source = "capture-heavy random play, at most " + std::to_string(o.sparse) + " pieces";
   } else {
     const std::size_t skipped = mate_suite_from_pgn(o.pgn, o.positions, in_one, in_two);
     source = std::to_string(o.pgn.size()) + " PGN file" + (o.pgn.size() == 1 ? "" : "s") + ", " +
@@ -193,6 +213,10 @@ void add_bench_solver_command(CLI::App& bench) {
                 "with --mate-scan: no check of every root move for a mate in two (mate_scan_root=false); the tree "
                 "has to find it");
   add_seed_option(cmd, o->seed, "the random play the mates come from (another suite per seed)");
+  cmd->add_option("--sparse", o->sparse,
+                  "sparse boards far from the opening: random play that captures three times in four where it can, "
+                  "probed once at most this many pieces (kings counted) stand; 0: the usual random play")
+      ->check(CLI::Range(3, 32));
   cmd->add_flag("--show-missed", o->show_missed,
                 "print each mate not proven: its FEN, and each mating move's prior, prior rank and visits");
   cmd->add_option("--mcts", o->mcts,
@@ -207,7 +231,19 @@ void add_bench_solver_command(CLI::App& bench) {
   cmd->add_option("--nnue", o->nnue,
                   "with --alphabeta: also search every position with this learned network, a second column beside the "
                   "hand-written evaluation's");
+  cmd->add_option("--nodes", o->nodes,
+                  "with --alphabeta: nodes per position instead of --movetime (the same on any machine and under any "
+                  "load)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
+  cmd->add_option("--nnue-nodes", o->nnue_nodes,
+                  "with --alphabeta --nodes: the learned column's nodes (its nodes cost more; default: --nodes)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
   cmd->callback([o] {
+    if ((o->nodes || o->nnue_nodes) && !o->alphabeta)
+      throw std::invalid_argument("--nodes and --nnue-nodes need --alphabeta");
+    if (o->nnue_nodes && !o->nodes) throw std::invalid_argument("--nnue-nodes needs --nodes");
+    if (o->sparse > 0 && !o->pgn.empty())
+      throw std::invalid_argument("--sparse and --pgn are two sources for the suite: give one");
     if (o->alphabeta)
       bench_solver_alphabeta(*o);
     else

@@ -270,6 +270,34 @@ std::optional<RandomMate> random_game_mate(std::mt19937_64& rng, const Rules& ru
   return std::nullopt;
 }
 
+std::optional<RandomMate> random_sparse_mate(std::mt19937_64& rng, const Rules& rules, int most, Searcher& searcher,
+                                             int max_pieces, int least) {
+  Position pos = Position::start(rules);
+  RandomMate found;
+  MoveList captures;
+  for (int ply = 0; ply < 400 && !game_status(pos).over(); ++ply) {
+    if (popcount(pos.occupied()) <= max_pieces) {
+      Position probe = pos;
+      const int moves = mate_search(searcher, probe, most).moves;
+      if (moves >= least) {
+        found.pos = pos;
+        found.moves = moves;
+        return found;
+      }
+    }
+    MoveList list;
+    generate_legal(pos, list);
+    captures.clear();
+    for (const Move& m : list)
+      if (m.captures) captures.push(m);
+    const bool capture = !captures.empty() && rng() % 4 != 0;
+    const Move move = capture ? captures[rng() % captures.size()] : list[rng() % list.size()];
+    found.line.push_back(move);
+    pos.make(move);
+  }
+  return std::nullopt;
+}
+
 std::vector<Move> mating_moves(const Position& position, int moves, Searcher& searcher, int limit) {
   Position pos = position;
   std::vector<Move> found;
@@ -671,13 +699,15 @@ std::string default_puzzle_file() {
   return data_path("configs/puzzles/puzzles.jsonl");
 }
 
-void random_mate_suite(int count, std::uint64_t seed, std::vector<Position>& in_one, std::vector<Position>& in_two) {
+void random_mate_suite(int count, std::uint64_t seed, std::vector<Position>& in_one, std::vector<Position>& in_two,
+                       int sparse) {
   std::mt19937_64 rng(seed);
   Searcher searcher(4);
   for (int games = 0; (static_cast<int>(in_one.size()) < count || static_cast<int>(in_two.size()) < count) &&
                       games < 100000;
        ++games) {
-    const std::optional<RandomMate> mate = random_game_mate(rng, Rules{}, 2, searcher);
+    const std::optional<RandomMate> mate = sparse > 0 ? random_sparse_mate(rng, Rules{}, 2, searcher, sparse)
+                                                      : random_game_mate(rng, Rules{}, 2, searcher);
     if (!mate) continue;
     std::vector<Position>& suite = mate->moves == 1 ? in_one : in_two;
     if (static_cast<int>(suite.size()) < count) suite.push_back(mate->pos);

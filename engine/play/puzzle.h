@@ -133,6 +133,15 @@ struct RandomMate {
 std::optional<RandomMate> random_game_mate(std::mt19937_64& rng, const Rules& rules, int most, Searcher& searcher,
                                            int least = 1);
 
+// Sparse boards far from the opening: one game of random legal moves in
+// which a move that captures, where there is one, is played three times in
+// four (so the board empties), probed with the exact mate search at every
+// ply once at most `max_pieces` pieces (kings counted) stand; the first
+// position with a mate within `most` moves (and not quicker than `least`),
+// or nothing when the game ends or reaches 400 plies first.
+std::optional<RandomMate> random_sparse_mate(std::mt19937_64& rng, const Rules& rules, int most, Searcher& searcher,
+                                             int max_pieces, int least = 1);
+
 // The moves of `pos` that mate in `moves` moves (the exact mate search, one
 // search per move found, each excluding the moves found before), at most
 // `limit` of them; empty when none mates that fast.
@@ -141,8 +150,10 @@ std::vector<Move> mating_moves(const Position& pos, int moves, Searcher& searche
 // Suites of short mates for the solvers' benchmarks: positions with a mate
 // in exactly 1 and exactly 2, `count` of each. From seeded random play (one
 // position per game, so the suite stays varied; the same seed, the same
-// suite) ...
-void random_mate_suite(int count, std::uint64_t seed, std::vector<Position>& in_one, std::vector<Position>& in_two);
+// suite; `sparse` above 0: from random_sparse_mate's boards of at most
+// that many pieces) ...
+void random_mate_suite(int count, std::uint64_t seed, std::vector<Position>& in_one, std::vector<Position>& in_two,
+                       int sparse = 0);
 // ... or the final positions of the games in PGN `files` that have one, in
 // file order; returns the number of games whose final position has
 // neither. Throws std::runtime_error naming a file that cannot be read.

@@ -590,5 +590,38 @@ TEST(RandomMate, TheSeedGivesTheGameAndTheMatingMovesAreCheckedByTryingEveryMove
   EXPECT_TRUE(mating_moves(Position::start(), 2, searcher).empty());
 }
 
+// Sparse boards: the line reaches a position of at most the pieces asked
+// for, the seed replays it, and its mate is one that trying every move
+// confirms (a mate in one) or that the exact search's key move forces.
+TEST(RandomMate, SparseBoardsHoldAtMostTheirPiecesAndAProvenMate) {
+  Searcher searcher(4);
+  int found = 0;
+  for (std::uint64_t seed = 1; seed < 200 && found < 4; ++seed) {
+    std::mt19937_64 rng(seed);
+    const std::optional<RandomMate> mate = random_sparse_mate(rng, Rules{}, 2, searcher, 10);
+    if (!mate) continue;
+    ++found;
+    SCOPED_TRACE("seed " + std::to_string(seed) + ": " + mate->pos.fen());
+    EXPECT_LE(popcount(mate->pos.occupied()), 10);
+    Position replay = Position::start();
+    for (const Move& m : mate->line) replay.make(m);
+    EXPECT_EQ(replay.fen(), mate->pos.fen());
+    std::mt19937_64 again(seed);
+    EXPECT_EQ(random_sparse_mate(again, Rules{}, 2, searcher, 10)->line, mate->line);
+    Position pos = mate->pos;
+    const std::vector<Move> in_one = test::mates_in_one_by_trying(pos);
+    const std::vector<Move> mating = mating_moves(pos, mate->moves, searcher);
+    ASSERT_FALSE(mating.empty());
+    if (mate->moves == 1) {
+      EXPECT_FALSE(in_one.empty());
+    } else {
+      ASSERT_EQ(mate->moves, 2);
+      EXPECT_TRUE(in_one.empty()) << "a mate in two with a mate in one";
+      EXPECT_TRUE(mates_in_two_by_trying(pos, mating[0])) << to_coordinate(mating[0]) << " does not force mate";
+    }
+  }
+  EXPECT_EQ(found, 4);
+}
+
 }  // namespace
 }  // namespace ultima
