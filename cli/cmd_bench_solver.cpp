@@ -18,6 +18,7 @@
 #include "engine/mcts/material_evaluator.h"
 #include "engine/mcts/mcts.h"
 #include "engine/mcts/settings.h"
+#include "engine/play/level.h"
 #include "engine/play/pgn.h"
 #include "engine/play/puzzle.h"
 #include "engine/rules/notation.h"
@@ -87,7 +88,7 @@ void bench_solver_alphabeta(const BenchSolver& o) {
   // With a network, each position is searched with both evaluations in
   // turn, so that the two columns share the machine's conditions.
   std::vector<std::shared_ptr<const nnue::Network>> evaluations = {nullptr};
-  if (!o.nnue.empty()) evaluations.push_back(nnue::load(o.nnue));
+  if (!o.nnue.empty()) evaluations.push_back(load_nnue(o.nnue));
   const std::uint64_t learned_nodes = o.nnue_nodes ? o.nnue_nodes : o.nodes;
   const std::string budget = o.nodes ? std::to_string(o.nodes) + " nodes (learned: " + std::to_string(learned_nodes) +
                                            ")"

@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "common.h"
+#include "engine/play/level.h"
 #include "engine/rules/movegen.h"
 #include "engine/search/static_eval.h"
 #include "training/nnue/nnue_train.h"
@@ -73,12 +74,12 @@ void add_data(CLI::App& nnue) {
   cmd->add_option("--max-plies", o->games.max_plies, "plies after which a game counts as drawn")->check(CLI::Range(1, 10000));
   add_seed_option(cmd, o->games.seed, "the random openings");
   add_rules_option(cmd, o->rules);
-  cmd->add_option("--nnue", o->network, "a network to search with instead of the hand-written evaluation");
+  cmd->add_option("--nnue", o->network, "a network to search with instead of the hand-written evaluation (default: the shipped one, or a file)");
   cmd->add_option("--concurrency", o->games.concurrency, "games at once")->check(CLI::Range(1, 256));
   cmd->callback([o] {
     nnue::GameDataOptions g = o->games;
     g.rules = Rules::parse(o->rules);
-    if (!o->network.empty()) g.network = nnue::load(o->network);
+    if (!o->network.empty()) g.network = load_nnue(o->network);
     const auto records = nnue::play_data_games(g, o->first, g.games);
     nnue::write_records(o->out, records);
     std::printf("wrote %s: %zu positions from %d games\n", o->out.c_str(), records.size(), g.games);
@@ -117,7 +118,7 @@ void add_eval(CLI::App& nnue) {
   add_rules_option(cmd, o->position.rules);
   cmd->callback([o] {
     const Position pos = make_position(o->position);
-    const auto net = nnue::load(o->network);
+    const auto net = load_nnue(o->network);
     std::printf("network: %s\nfeatures: %s\n", net->description.c_str(), nnue::feature_set_name(net->features));
     std::printf("nnue %d  hand-written %d  (centipawns, side to move: %s)\n", nnue::evaluate_full(*net, pos),
                 evaluate(pos, EvalWeights{}), pos.side_to_move() == kWhite ? "white" : "black");
