@@ -22,7 +22,7 @@ out=runs/strength-table
 movetimes=100,1000
 games=400
 only=""
-net=configs/bots/nets/net-m7.unn
+net=configs/bots/nets/net-m15.unn
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) out=$2; shift 2 ;;

@@ -69,15 +69,18 @@ mv "$work/run" "$work/run-gone"
   fail "a moved bot folder does not play: $(cat "$work/moved.txt")"
 mv "$work/run-gone" "$work/run"
 
-# The shipped network bots play from the source tree, whatever the folder
-# the program runs in.
-for f in $(grep -l '^spec: "mcts:weights=' "$configs"/bots/*.yaml); do
+# The shipped network bots each play a game from a moved copy of configs/,
+# whatever the folder the program runs in.
+cp -r "$configs" "$work/configs-copy"
+mv "$work/configs-copy" "$work/configs-moved"
+for f in $(grep -l '^spec: "mcts:weights=' "$work/configs-moved"/bots/*.yaml); do
   b=$(basename "$f" .yaml)
-  (cd / && ULTIMA_BOTS="$configs/bots" "$ultima" match --player1 "$b" --player2 random --games 2 > "$work/shipped.txt" 2>&1) ||
-    fail "shipped bot $b does not play: $(cat "$work/shipped.txt")"
+  (cd / && ULTIMA_BOTS="$work/configs-moved/bots" "$ultima" match --player1 "$b" --player2 random --games 2 \
+    --max-plies 60 > "$work/shipped.txt" 2>&1) || fail "shipped bot $b does not play: $(cat "$work/shipped.txt")"
+  grep -q "$b" "$work/shipped.txt" || fail "shipped bot $b: no result line: $(cat "$work/shipped.txt")"
   shipped=$((${shipped:-0} + 1))
 done
-[[ ${shipped:-0} -ge 1 ]] || fail "no shipped network bot found in $configs/bots"
+[[ ${shipped:-0} -ge 4 ]] || fail "$shipped shipped network bots in $configs/bots, expected at least 4"
 
 # The catalogue ladder: a versioned bots.json, Elo written back.
 "$ultima" ladder --catalogue --only tiny-m1 --games 2 --out "$work/bots.json" --write-elo > "$work/ladder.txt" 2>&1 ||
