@@ -292,7 +292,11 @@ class UciEngine {
     }
     std::optional<Bot> bot = named_bot_;
     if (!bot && limit_strength_) {
-      if (const Bot* nearest = nearest_bot(catalogue_, elo_)) bot = *nearest;
+      // A program without network support plays only the bots that need none.
+      std::vector<Bot> playable;
+      for (const Bot& b : catalogue_)
+        if (networks_ || b.network_file().empty()) playable.push_back(b);
+      if (const Bot* nearest = nearest_bot(playable, elo_)) bot = *nearest;
     }
     if (!bot) return;
     bot_spec_ = bot->name;

@@ -455,6 +455,23 @@ TEST(UciLevels, LimitStrengthPicksALevelWhenElosAreKnown) {
   EXPECT_EQ(bestmove(out), "a1e5");
 }
 
+// UCI_Elo picks among the bots the program can play: without network
+// support a network bot nearest the Elo is passed over for the next one.
+TEST(UciLevels, LimitStrengthPassesOverNetworkBotsWithoutNetworkSupport) {
+  test::BotsFolder folder;
+  folder.write("t-net", "name: t-net\ndescription: d\nstyle: network\n"
+                        "spec: \"mcts:weights=nets/t.unn,playouts=2\"\norder: 4.5\nelo: 1500\n");
+  const std::string input =
+      "setoption name UCI_LimitStrength value true\nsetoption name UCI_Elo value 1500\nposition startpos\ngo depth 1\n";
+  const std::string without = session(input);
+  EXPECT_TRUE(lines_starting(without, "info string error").empty()) << without;
+  EXPECT_FALSE(contains(without, "bot t-net")) << without;
+  EXPECT_TRUE(legal_text(Position::start(), bestmove(without))) << without;
+  std::vector<std::string> asked;
+  const std::string with = session(input, test::fake_networks(asked));
+  EXPECT_TRUE(contains(with, "info string playing as bot t-net (Elo 1500)")) << with;
+}
+
 TEST(UciOptions, HashThreadsAndNewGame) {
   const std::string out = session(
       "setoption name Hash value 2\nsetoption name Threads value 2\nucinewgame\nisready\n"
