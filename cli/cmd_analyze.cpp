@@ -119,7 +119,10 @@ void add_analyze_command(CLI::App& app) {
   add_rules_option(cmd, o->rules)->needs(fen);
   cmd->add_option("--moves", o->moves, "moves played from the position, space-separated")->needs(fen);
   cmd->add_option("--backend", o->backend, "alphabeta or mcts")->needs(fen);
-  cmd->add_option("--weights", o->weights, "network for mcts; none: the material evaluator")->needs(fen);
+  cmd->add_option("--weights", o->weights,
+                  "network for mcts: a file, a shipped network bot's name (net-m15) or best; none: the material "
+                  "evaluator")
+      ->needs(fen);
   cmd->add_option("--depth", o->depth, "alpha-beta depth")->check(CLI::Range(1, 126))->needs(fen);
   cmd->add_option("--nodes", o->nodes, "alpha-beta nodes")->check(CLI::PositiveNumber)->needs(fen);
   cmd->add_option("--visits", o->visits, "mcts root visits")->check(CLI::PositiveNumber)->needs(fen);
