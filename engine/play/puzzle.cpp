@@ -247,12 +247,19 @@ std::optional<Puzzle> find_puzzle(const Position& position, const PuzzleSettings
   return puzzle;
 }
 
-std::optional<RandomMate> random_game_mate(std::mt19937_64& rng, const Rules& rules, int most, Searcher& searcher,
-                                           int least) {
+namespace {
+
+// One game of random play from the start, probed for a mate within `most`
+// moves (and not quicker than `least`) wherever `probe_here` says; the
+// first one found, or nothing when the game ends or reaches `max_plies`.
+// `pick` chooses each move from the legal ones.
+template <typename ProbeHere, typename Pick>
+std::optional<RandomMate> random_play_mate(const Rules& rules, int most, int least, Searcher& searcher, int max_plies,
+                                           ProbeHere probe_here, Pick pick) {
   Position pos = Position::start(rules);
   RandomMate found;
-  for (int ply = 0; ply < 200 && !game_status(pos).over(); ++ply) {
-    if (ply >= 20 && ply % 3 == 0) {
+  for (int ply = 0; ply < max_plies && !game_status(pos).over(); ++ply) {
+    if (probe_here(ply, pos)) {
       Position probe = pos;
       const int moves = mate_search(searcher, probe, most).moves;
       if (moves >= least) {
@@ -263,39 +270,35 @@ std::optional<RandomMate> random_game_mate(std::mt19937_64& rng, const Rules& ru
     }
     MoveList list;
     generate_legal(pos, list);
-    const Move move = list[rng() % list.size()];
+    const Move move = pick(list);
     found.line.push_back(move);
     pos.make(move);
   }
   return std::nullopt;
 }
 
+}  // namespace
+
+std::optional<RandomMate> random_game_mate(std::mt19937_64& rng, const Rules& rules, int most, Searcher& searcher,
+                                           int least) {
+  return random_play_mate(
+      rules, most, least, searcher, 200, [](int ply, const Position&) { return ply >= 20 && ply % 3 == 0; },
+      [&](const MoveList& list) { return list[rng() % list.size()]; });
+}
+
 std::optional<RandomMate> random_sparse_mate(std::mt19937_64& rng, const Rules& rules, int most, Searcher& searcher,
                                              int max_pieces, int least) {
-  Position pos = Position::start(rules);
-  RandomMate found;
   MoveList captures;
-  for (int ply = 0; ply < 400 && !game_status(pos).over(); ++ply) {
-    if (popcount(pos.occupied()) <= max_pieces) {
-      Position probe = pos;
-      const int moves = mate_search(searcher, probe, most).moves;
-      if (moves >= least) {
-        found.pos = pos;
-        found.moves = moves;
-        return found;
-      }
-    }
-    MoveList list;
-    generate_legal(pos, list);
-    captures.clear();
-    for (const Move& m : list)
-      if (m.captures) captures.push(m);
-    const bool capture = !captures.empty() && rng() % 4 != 0;
-    const Move move = capture ? captures[rng() % captures.size()] : list[rng() % list.size()];
-    found.line.push_back(move);
-    pos.make(move);
-  }
-  return std::nullopt;
+  return random_play_mate(
+      rules, most, least, searcher, 400,
+      [&](int, const Position& pos) { return popcount(pos.occupied()) <= max_pieces; },
+      [&](const MoveList& list) {
+        captures.clear();
+        for (const Move& m : list)
+          if (m.captures) captures.push(m);
+        const bool capture = !captures.empty() && rng() % 4 != 0;
+        return capture ? captures[rng() % captures.size()] : list[rng() % list.size()];
+      });
 }
 
 std::vector<Move> mating_moves(const Position& position, int moves, Searcher& searcher, int limit) {
