@@ -87,6 +87,9 @@ void TacticsConfig::validate() const {
   if (max_moves < 1 || max_moves > 3) throw std::invalid_argument("tactics: max_moves must be in 1..3");
   if (!(longest_share >= 0 && longest_share <= 1))
     throw std::invalid_argument("tactics: longest_share must be in [0, 1]");
+  if (!(sparse_share >= 0 && sparse_share <= 1))
+    throw std::invalid_argument("tactics: sparse_share must be in [0, 1]");
+  if (sparse_pieces < 3 || sparse_pieces > 32) throw std::invalid_argument("tactics: sparse_pieces must be in 3..32");
 }
 
 MctsConfig selfplay_mcts_defaults() {
@@ -340,8 +343,12 @@ SelfPlayGame play_tactics_game(const SelfPlayConfig& config, const TacticsConfig
   const bool longest =
       tactics.longest_share > 0 && std::uniform_real_distribution<double>(0, 1)(rng) < tactics.longest_share;
   const int least = longest ? tactics.max_moves : 1;
+  const bool sparse =
+      tactics.sparse_share > 0 && std::uniform_real_distribution<double>(0, 1)(rng) < tactics.sparse_share;
   for (int attempt = 0; attempt < 1000; ++attempt) {
-    const std::optional<RandomMate> mate = random_game_mate(rng, config.rules, tactics.max_moves, searcher, least);
+    const std::optional<RandomMate> mate =
+        sparse ? random_sparse_mate(rng, config.rules, tactics.max_moves, searcher, tactics.sparse_pieces, least)
+               : random_game_mate(rng, config.rules, tactics.max_moves, searcher, least);
     if (!mate) continue;
     const std::vector<Move> mating = mating_moves(mate->pos, mate->moves, searcher);
     if (mating.empty()) continue;  // cannot happen: the search proved one

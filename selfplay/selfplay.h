@@ -148,6 +148,12 @@ struct TacticsConfig {
   // first mate found. 0: the first mate found always, which makes mates
   // in one the larger part.
   double longest_share = 0;
+  // Share of the positions drawn (per position, from its seed) from thin
+  // boards far from the opening (random_sparse_mate: random play that
+  // prefers captures, probed once at most sparse_pieces pieces stand,
+  // kings counted) instead of ordinary random play. 0: none.
+  double sparse_share = 0;
+  int sparse_pieces = 12;
 
   // Throws std::invalid_argument naming the first bad value.
   void validate() const;

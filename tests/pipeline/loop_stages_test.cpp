@@ -184,10 +184,15 @@ TEST(LoopSelfPlayStage, TacticsAddProvenMatesToTheGenerationsSamples) {
   EXPECT_TRUE(RunConfig::parse(config.to_yaml(), "again").differing_keys(config).empty());
   EXPECT_EQ(small_config().tactics.positions, 0);
   EXPECT_EQ(small_config("tactics:\n  longest_share: 0.75\n").tactics.mates.longest_share, 0.75);
+  const RunConfig thin = small_config("tactics:\n  sparse_share: 0.5\n  sparse_pieces: 14\n");
+  EXPECT_EQ(thin.tactics.mates.sparse_share, 0.5);
+  EXPECT_EQ(thin.tactics.mates.sparse_pieces, 14);
   const std::pair<const char*, const char*> bad_values[] = {
       {"tactics:\n  max_moves: 4\n", "tactics: max_moves"},
       {"tactics:\n  positions: -1\n", "tactics.positions"},
       {"tactics:\n  longest_share: 1.5\n", "tactics: longest_share"},
+      {"tactics:\n  sparse_share: 2\n", "tactics: sparse_share"},
+      {"tactics:\n  sparse_pieces: 1\n", "tactics: sparse_pieces"},
   };
   for (const auto& [bad, named] : bad_values) {
     try {

@@ -610,6 +610,46 @@ TEST(TacticsGame, TheLongestShareDrawsMatesOfTheLongestLength) {
   }
 }
 
+TEST(TacticsGame, TheSparseShareDrawsMatesFromThinBoards) {
+  SelfPlayConfig config = tiny_selfplay();
+  TacticsConfig tactics;
+  const auto pieces = [&](const SelfPlayGame& game) {
+    Position pos = Position::start(config.rules);
+    for (const Move& m : game.record.moves) pos.make(m);
+    return popcount(pos.occupied());
+  };
+  // Share 1: every position stands on a thin board, and is a proven mate.
+  tactics.sparse_share = 1;
+  tactics.sparse_pieces = 10;
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const SelfPlayGame game = play_tactics_game(config, tactics, seed, 0);
+    check_tactics_game(game, config);
+    EXPECT_LE(pieces(game), 10);
+    EXPECT_EQ(play_tactics_game(config, tactics, seed, 0).samples, game.samples);
+  }
+  // A share between draws both kinds over the seeds; ordinary random play
+  // is probed from ply 20 on and rarely captures, so its boards stay full.
+  tactics.sparse_share = 0.5;
+  int thin = 0, full = 0;
+  for (std::uint64_t seed = 1; seed <= 12; ++seed) {
+    const SelfPlayGame game = play_tactics_game(config, tactics, seed, 0);
+    check_tactics_game(game, config);
+    ++(pieces(game) <= 10 ? thin : full);
+  }
+  EXPECT_GT(thin, 0);
+  EXPECT_GT(full, 0);
+  for (double bad : {-0.1, 1.5, std::nan("")}) {
+    tactics.sparse_share = bad;
+    EXPECT_THROW(play_tactics_game(config, tactics, 1, 0), std::invalid_argument) << bad;
+  }
+  tactics.sparse_share = 0.5;
+  for (int bad : {2, 33}) {
+    tactics.sparse_pieces = bad;
+    EXPECT_THROW(play_tactics_game(config, tactics, 1, 0), std::invalid_argument) << bad;
+  }
+}
+
 TEST(TeacherGame, TheSeedPicksTheOpeningAndNothingElse) {
   SelfPlayConfig config = tiny_selfplay();
   config.max_plies = 30;

@@ -189,6 +189,8 @@ void visit_keys(Config& c, Visitor& v) {
     v.key("max_moves", c.tactics.mates.max_moves);
     v.key("value", c.tactics.mates.value);
     v.key("longest_share", c.tactics.mates.longest_share);
+    v.key("sparse_share", c.tactics.mates.sparse_share);
+    v.key("sparse_pieces", c.tactics.mates.sparse_pieces);
   });
   v.section("training", [&] {
     auto& t = c.training;
