@@ -87,9 +87,12 @@ void bench_search(int depth, const std::string& nnue_name) {
 // and the total nodes/s, its speed-up over one thread and the mean depth
 // finished are printed. Depth, not nodes/s, is what buys strength; the
 // match (scripts/smp-sprt.sh) is what measures strength.
-void bench_smp(const std::vector<int>& thread_counts, double seconds_per_position, int hash_mb) {
-  std::printf("%-8s %14s %10s %11s  (%.1f s a position, %zu positions, Hash %d MB)\n", "threads", "nodes/s",
-              "speed-up", "mean depth", seconds_per_position, std::size(kPerftSuite), hash_mb);
+void bench_smp(const std::vector<int>& thread_counts, double seconds_per_position, int hash_mb,
+               const std::string& nnue_name) {
+  const auto net = load_nnue(nnue_name);
+  std::printf("%-8s %14s %10s %11s  (%.1f s a position, %zu positions, Hash %d MB, %s evaluation)\n", "threads",
+              "nodes/s", "speed-up", "mean depth", seconds_per_position, std::size(kPerftSuite), hash_mb,
+              net ? "learned" : "hand-written");
   double base = 0;
   for (const int threads : thread_counts) {
     std::uint64_t nodes = 0;
@@ -98,6 +101,7 @@ void bench_smp(const std::vector<int>& thread_counts, double seconds_per_positio
       Position pos = position_of(b);
       Searcher searcher(static_cast<std::size_t>(hash_mb));
       searcher.set_threads(threads);
+      searcher.set_network(net);
       SearchLimits limits;
       limits.movetime_ms = static_cast<std::int64_t>(seconds_per_position * 1000);
       const auto start = std::chrono::steady_clock::now();
@@ -188,6 +192,7 @@ void add_bench_command(CLI::App& app) {
     std::vector<int> threads{1, 2};
     double seconds = 2;
     int hash_mb = 64;
+    std::string nnue;
   };
   auto sb = std::make_shared<SmpBench>();
   CLI::App* smp = cmd->add_subcommand(
@@ -200,7 +205,8 @@ void add_bench_command(CLI::App& app) {
       ->check(CLI::Range(0.05, 600.0))
       ->capture_default_str();
   add_hash_option(smp, sb->hash_mb, "transposition table MB");
-  smp->callback([sb] { bench_smp(sb->threads, sb->seconds, sb->hash_mb); });
+  smp->add_option("--nnue", sb->nnue, "evaluate with this learned network: default (the shipped one), none, or a file");
+  smp->callback([sb] { bench_smp(sb->threads, sb->seconds, sb->hash_mb, sb->nnue); });
   struct MctsBench {
     std::string net;
     int threads = 1, batch = 64;

@@ -10,12 +10,18 @@
 #
 #   scripts/strength-table.sh [--out DIR] [--movetimes 100,1000] [--games 400]
 #                             [--only ab-nnue,mcts-material,...] [--net FILE]
+#                             [--rates ab-hand=N,ENGINE=N,...]
 #
 # Engines (ENGINE): ab-nnue (the shipped learned evaluation), ab-hand-2t and
 # ab-nnue-2t (two threads), mcts-material (the network-free evaluator),
 # mcts-net-eigen and mcts-net-torch (the tree search with --net on each
 # backend; default: the catalogue's strongest network bot's file).
+# --rates: time fixed in nodes instead, for a machine that cannot be kept
+# idle: each engine's nodes (alpha-beta) or playouts (tree search) a second,
+# measured on the idle machine, and ab-hand's for the reference; a move of
+# T ms gets rate x T / 1000 of them. Games go to OUT/ENGINE-Tms-nodes.pgn.
 set -euo pipefail
+shopt -s inherit_errexit
 cd "$(dirname "$0")/.."
 ultima=${ULTIMA:-build/ultima}
 out=runs/strength-table
@@ -23,6 +29,7 @@ movetimes=100,1000
 games=400
 only=""
 net=configs/bots/nets/net-m15.unn
+rates=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) out=$2; shift 2 ;;
@@ -30,7 +37,8 @@ while [ $# -gt 0 ]; do
     --games) games=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     --net) net=$2; shift 2 ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    --rates) rates=$2; shift 2 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "strength-table.sh: unknown argument '$1' (--help lists them)" >&2; exit 2 ;;
   esac
 done
@@ -38,20 +46,37 @@ done
 [ -f "$net" ] || { echo "strength-table.sh: no network file '$net' (--net FILE)" >&2; exit 1; }
 mkdir -p "$out"
 
-# The spec of an engine at a thinking time, and the games it plays at once.
+# With --rates, an engine's nodes or playouts for a move of $1 ms.
+budget() {
+  local rate
+  rate=$(tr ',' '\n' <<< "$rates" | awk -F= -v e="$2" '$1 == e { print $2 }')
+  [[ "$rate" =~ ^[0-9]+$ ]] || { echo "strength-table.sh: --rates has no whole number for '$2'" >&2; exit 2; }
+  echo $((rate * $1 / 1000))
+}
+
+# The spec of an engine at a thinking time (the reference: ab-hand), and
+# the games it plays at once.
 spec() {
-  local t=$1
+  local t=$1 ab mc
+  if [ -n "$rates" ]; then
+    ab="nodes=$(budget "$t" "$2")"
+    mc="playouts=${ab#nodes=}"
+  else
+    ab="movetime_ms=$t" mc="movetime=$t"
+  fi
   case "$2" in
-    ab-nnue) echo "search:movetime_ms=$t,nnue=default" ;;
-    ab-hand-2t) echo "search:movetime_ms=$t,threads=2" ;;
-    ab-nnue-2t) echo "search:movetime_ms=$t,threads=2,nnue=default" ;;
-    mcts-material) echo "mcts:movetime=$t,mate_scan=true" ;;
-    mcts-net-eigen) echo "mcts:weights=$net,backend=eigen,movetime=$t,mate_scan=true" ;;
-    mcts-net-torch) echo "mcts:weights=$net,backend=torch,movetime=$t,mate_scan=true" ;;
+    ab-hand) echo "search:$ab" ;;
+    ab-nnue) echo "search:$ab,nnue=default" ;;
+    ab-hand-2t) echo "search:$ab,threads=2" ;;
+    ab-nnue-2t) echo "search:$ab,threads=2,nnue=default" ;;
+    mcts-material) echo "mcts:$mc,mate_scan=true" ;;
+    mcts-net-eigen) echo "mcts:weights=$net,backend=eigen,$mc,mate_scan=true" ;;
+    mcts-net-torch) echo "mcts:weights=$net,backend=torch,$mc,mate_scan=true" ;;
     *) echo "strength-table.sh: unknown engine '$2'" >&2; exit 2 ;;
   esac
 }
-concurrency() { case "$1" in *-2t) echo 1 ;; *) echo 2 ;; esac; }
+# Fixed nodes do not depend on the load, so every pair then plays two at once.
+concurrency() { case "$1" in *-2t) [ -n "$rates" ] && echo 2 || echo 1 ;; *) echo 2 ;; esac; }
 
 engines=(ab-nnue ab-hand-2t ab-nnue-2t mcts-material mcts-net-eigen mcts-net-torch)
 if [ -n "$only" ]; then IFS=, read -r -a engines <<< "$only"; fi
@@ -61,9 +86,10 @@ echo "engine,movetime_ms,games,wins,draws,losses,score,elo,elo_low,elo_high,sprt
 for t in "${times[@]}"; do
   for e in "${engines[@]}"; do
     player=$(spec "$t" "$e")
-    reference="search:movetime_ms=$t"
-    pgn="$out/$e-${t}ms.pgn"
-    log="$out/$e-${t}ms.log"
+    reference=$(spec "$t" ab-hand)
+    name="$e-${t}ms${rates:+-nodes}"
+    pgn="$out/$name.pgn"
+    log="$out/$name.log"
     resume=()
     [ -s "$pgn" ] && resume=(--resume)
     echo "== $e at $t ms: $player against $reference"
@@ -80,7 +106,7 @@ for t in "${times[@]}"; do
     fi
     read -r g w d l score elo low high <<< "$(echo "$row" | awk '{ n = NF; print $(n-7), $(n-6), $(n-5), $(n-4), $(n-3), $(n-2), $(n-1), $n }' | tr -d '[],%+')"
     verdict=$(grep '^SPRT elo0' "$log" | tail -1 | sed -E 's/.*\]: //' || true)
-    echo "$e,$t,$g,$w,$d,$l,$score,$elo,$low,$high,${verdict:-none}" >> "$out/table.csv.tmp"
+    echo "$e,$t${rates:+ (nodes)},$g,$w,$d,$l,$score,$elo,$low,$high,${verdict:-none}" >> "$out/table.csv.tmp"
   done
 done
 mv "$out/table.csv.tmp" "$out/table.csv"

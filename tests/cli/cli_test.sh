@@ -155,6 +155,10 @@ smp=$("$ultima" bench smp --threads 1,2 --seconds 0.05 2>&1) || fail "bench smp:
 [ "$(printf '%s\n' "$smp" | grep -cE '^[12] +[0-9]+ +[0-9.]+x +[0-9.]+$')" -eq 2 ] || fail "bench smp: [$smp]"
 printf '%s\n' "$smp" | grep -qE '^1 +[0-9]+ +1\.00x ' || fail "bench smp: the first row is not 1.00x: [$smp]"
 expect_error "--threads: Value 0 not in range" bench smp --threads 0
+# bench smp --nnue: the header names the learned evaluation; a missing file is named.
+"$ultima" bench smp --threads 1 --seconds 0.05 --nnue default 2>&1 | grep -q "learned evaluation" \
+  || fail "bench smp --nnue default: no learned evaluation in the header"
+expect_error "cannot read nosuch.unnue" bench smp --threads 1 --nnue nosuch.unnue
 
 # match --resume: a 4-game match grown to 8 from its record file ends with the
 # 8-game match's records; a SIGTERM ends a match with its finished games
