@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "common.h"
+#include "engine/mcts/material_evaluator.h"
 #include "engine/mcts/mcts.h"
 #include "engine/play/level.h"
 #include "engine/rules/movegen.h"
@@ -124,7 +125,9 @@ void bench_smp(const std::vector<int>& thread_counts, double seconds_per_positio
 void bench_mcts(const std::string& net, int threads, int batch, double seconds) {
   const int max_batch = threads * batch;
   const std::string spec = net + (net.empty() ? "" : ",") + "cache_entries=0,max_batch=" + std::to_string(max_batch);
-  std::shared_ptr<Evaluator> evaluator = network_factory()(spec);
+  // "material": the network-free evaluator of an mcts player without weights.
+  std::shared_ptr<Evaluator> evaluator =
+      net == "material" ? std::make_shared<MaterialEvaluator>() : network_factory()(spec);
   std::printf("%s; mcts threads %d, batch %d per thread\n", evaluator->name().c_str(), threads, batch);
 
   // Raw throughput: whole batches of distinct positions straight to the evaluator.
@@ -214,7 +217,9 @@ void add_bench_command(CLI::App& app) {
   };
   auto mb = std::make_shared<MctsBench>();
   CLI::App* mcts = cmd->add_subcommand("mcts", "MCTS playouts/s with a network, beside its raw forward throughput");
-  mcts->add_option("--net", mb->net, "network settings, e.g. weights=FILE or blocks=6,channels=64 (default: random 6x64)");
+  mcts->add_option("--net", mb->net,
+                   "network settings, e.g. weights=FILE or blocks=6,channels=64 (default: random 6x64), or material "
+                   "(the network-free evaluator)");
   add_threads_option(mcts, mb->threads, "MCTS search threads");
   mcts->add_option("--batch", mb->batch, "leaves each thread gathers per evaluation")->check(CLI::Range(1, 4096));
   mcts->add_option("--seconds", mb->seconds, "seconds for each measurement")->check(CLI::Range(0.1, 3600.0));

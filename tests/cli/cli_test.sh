@@ -159,6 +159,9 @@ expect_error "--threads: Value 0 not in range" bench smp --threads 0
 "$ultima" bench smp --threads 1 --seconds 0.05 --nnue default 2>&1 | grep -q "learned evaluation" \
   || fail "bench smp --nnue default: no learned evaluation in the header"
 expect_error "cannot read nosuch.unnue" bench smp --threads 1 --nnue nosuch.unnue
+# bench mcts --net material: the network-free evaluator, no network module needed.
+mc=$("$ultima" bench mcts --net material --batch 8 --seconds 0.1 2>&1) || fail "bench mcts --net material: exit $?"
+printf '%s\n' "$mc" | grep -qE '^mcts +[0-9]+ playouts/s' || fail "bench mcts --net material: [$mc]"
 
 # match --resume: a 4-game match grown to 8 from its record file ends with the
 # 8-game match's records; a SIGTERM ends a match with its finished games
