@@ -20,6 +20,8 @@
 # idle: each engine's nodes (alpha-beta) or playouts (tree search) a second,
 # measured on the idle machine, and ab-hand's for the reference; a move of
 # T ms gets rate x T / 1000 of them. Games go to OUT/ENGINE-Tms-nodes.pgn.
+# `ultima bench smp` gives the alpha-beta engines' rates; docs/benchmarks.md
+# says why the tree search's are not yet measured this way.
 set -euo pipefail
 shopt -s inherit_errexit
 cd "$(dirname "$0")/.."
@@ -38,7 +40,7 @@ while [ $# -gt 0 ]; do
     --only) only=$2; shift 2 ;;
     --net) net=$2; shift 2 ;;
     --rates) rates=$2; shift 2 ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     *) echo "strength-table.sh: unknown argument '$1' (--help lists them)" >&2; exit 2 ;;
   esac
 done
