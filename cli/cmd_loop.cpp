@@ -26,11 +26,12 @@ struct LoopOptions {
 
 void run_loop_command(const LoopOptions& o) {
   if (o.print_config) {
-    // With --run-dir alone, that run's config; else the file's or the
+    // With --run-dir, that run's config (checked against --config when
+    // both are given); else the file's, whatever runs/main holds, or the
     // built-in one.
-    const RunConfig config = o.run_dir_given || !o.config.empty()
-                                 ? resolve_run_config(o.run_dir, o.config)
-                                 : RunConfig::parse(builtin_config_text(), "(built-in)");
+    const RunConfig config = o.run_dir_given        ? resolve_run_config(o.run_dir, o.config)
+                             : !o.config.empty()    ? RunConfig::load(o.config)
+                                                    : RunConfig::parse(builtin_config_text(), "(built-in)");
     std::fputs(config.to_yaml().c_str(), stdout);
     return;
   }

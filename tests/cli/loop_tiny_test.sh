@@ -44,6 +44,12 @@ grep -q "these keys differ: network.channels;" "$work/log3" || { cat "$work/log3
 # --print-config with --run-dir alone prints that run's config.
 "$ultima" loop --run-dir "$work/run" --print-config > "$work/printed.yaml" || fail "--print-config --run-dir failed"
 grep -q "^name: tiny" "$work/printed.yaml" || { head "$work/printed.yaml"; fail "--print-config --run-dir did not print the run's config"; }
+# --print-config with --config alone prints the file, even where the default
+# run directory (runs/main, under the working directory) holds another run.
+mkdir -p "$work/cwd/runs" && cp -r "$work/run" "$work/cwd/runs/main"
+(cd "$work/cwd" && "$ultima" loop --config "$work/other.yaml" --print-config) > "$work/printed2.yaml" \
+  || fail "--print-config --config was checked against runs/main"
+grep -q "^  channels: 24" "$work/printed2.yaml" || { head "$work/printed2.yaml"; fail "--print-config --config did not print the file"; }
 # A bad key is named.
 printf 'name: x\nselfplay:\n  games_per_generaton: 3\n' > "$work/bad.yaml"
 if "$ultima" loop --config "$work/bad.yaml" --run-dir "$work/bad" 2> "$work/log4"; then fail "a bad key was accepted"; fi
