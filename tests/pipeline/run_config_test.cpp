@@ -136,6 +136,29 @@ TEST(RunConfig, BuiltinConfigParses) {
   EXPECT_EQ(c.to_yaml(), loop::RunConfig::load(source_file("configs/cpu.yaml")).to_yaml());
 }
 
+TEST(RunConfig, LongConfigIsTheMainJobWithALongerLoopAndFallingLearningRate) {
+  // configs/cpu-long.yaml promises the main job's run for its first 40,000
+  // steps: the same keys but the loop's and the schedule's, and a learning
+  // rate that equals the main job's until then and falls below it after.
+  const loop::RunConfig main_job = loop::RunConfig::load(source_file("configs/cpu.yaml"));
+  const loop::RunConfig long_run = loop::RunConfig::load(source_file("configs/cpu-long.yaml"));
+  EXPECT_EQ(long_run.name, "cpu-long");
+  const std::vector<std::string> keys = main_job.differing_keys(long_run);
+  const std::set<std::string> allowed = {"name",
+                                         "loop.generations",
+                                         "loop.max_minutes",
+                                         "training.lr_schedule",
+                                         "training.lr_decay_steps",
+                                         "training.lr_decay_factor"};
+  for (const std::string& key : keys) EXPECT_TRUE(allowed.count(key)) << key;
+  EXPECT_GT(long_run.loop.max_minutes, 8 * 60.0);
+  EXPECT_GT(long_run.loop.generations, main_job.loop.generations);
+  for (const std::uint64_t step : {0, 50, 100, 1000, 22000, 40099})
+    EXPECT_FLOAT_EQ(long_run.training.lr_at(step), main_job.training.lr_at(step)) << step;
+  EXPECT_LT(long_run.training.lr_at(40100), main_job.training.lr_at(40100));
+  EXPECT_LT(long_run.training.lr_at(200000), long_run.training.lr_at(100000));
+}
+
 // A folder of config files for the overlay tests.
 struct ConfigFolder {
   fs::path dir = fs::temp_directory_path() / ("ultima-overlay-" + std::to_string(::getpid()));
