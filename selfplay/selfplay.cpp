@@ -99,6 +99,7 @@ MctsConfig selfplay_mcts_defaults() {
   c.gumbel_c_scale = 1.0f;
   c.noise_epsilon = 0.25f;
   c.mate_scan_root = false;
+  c.policy_temperature = 1;
   c.threads = 1;
   c.info_interval_ms = 1 << 30;
   return c;

@@ -56,6 +56,8 @@ int material_lead(const Position& pos);
 //   mate_scan_root false: the root's check of every move for a mate in two
 //     costs more than a search of a few dozen playouts; the tree finds such
 //     mates;
+//   policy_temperature 1: the network's priors as they are (the players'
+//     flatter default was measured for play, not for training);
 //   threads 1 (one game per thread) and no progress reports.
 MctsConfig selfplay_mcts_defaults();
 

@@ -946,6 +946,49 @@ TEST(MctsGumbel, MovesProvenLostGiveTheirPlaceInThePlan) {
 }
 
 // ---------------------------------------------------------------------------
+// The policy temperature
+
+// Priors in proportion to a weight read off each move, so the test can say
+// what the root should hold without knowing the generator's move order.
+class SkewedEvaluator : public Evaluator {
+ public:
+  static double weight(const Move& m) { return 1 + (m.from() * 7 + m.to() * 3) % 11; }
+  void evaluate(std::span<const EvalInput> inputs, std::span<EvalOutput> outputs) override {
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      const MoveList& moves = *inputs[i].moves;
+      double sum = 0;
+      for (const Move& m : moves) sum += weight(m);
+      outputs[i].policy.resize(moves.size());
+      for (int j = 0; j < moves.size(); ++j) outputs[i].policy[j] = static_cast<float>(weight(moves[j]) / sum);
+      outputs[i].win = outputs[i].loss = 0.25f;
+      outputs[i].draw = 0.5f;
+    }
+  }
+  std::string name() const override { return "skewed"; }
+};
+
+TEST(MctsPolicyTemperature, RootPriorsAreTheEvaluatorsToThePowerOneOverT) {
+  for (const float t : {1.0f, 2.0f, 0.5f}) {
+    MctsConfig config;
+    config.policy_temperature = t;
+    config.mate_scan = false;
+    Mcts mcts(std::make_shared<SkewedEvaluator>(), config);
+    mcts.set_position(Position::start());
+    const MctsResult r = mcts.search(playouts(1));
+    ASSERT_GT(r.moves.size(), 10u);
+    double sum = 0;
+    for (const MctsRootMove& m : r.moves) sum += std::pow(SkewedEvaluator::weight(m.move), 1.0 / t);
+    double total = 0;
+    for (const MctsRootMove& m : r.moves) {
+      EXPECT_NEAR(m.prior, std::pow(SkewedEvaluator::weight(m.move), 1.0 / t) / sum, 1e-5)
+          << "T " << t << ", " << to_coordinate(m.move);
+      total += m.prior;
+    }
+    EXPECT_NEAR(total, 1.0, 1e-4);
+  }
+}
+
+// ---------------------------------------------------------------------------
 // The evaluator without a network, and MCTS as a player
 
 TEST(MctsMaterialEvaluator, PriorsFavourCapturesAndValueFollowsMaterial) {

@@ -313,8 +313,11 @@ TEST(RunConfig, SearchKeysAreTheRegistrysWithTheStatedOverrides) {
     }
     // What the code used to force: no root mate-in-two check.
     EXPECT_EQ(printed[section]["mate_scan_root"].as<std::string>(), "false");
+    // The network's priors as they are, whatever the players' default: the
+    // runs of every recorded config were played so.
+    EXPECT_FLOAT_EQ(printed[section]["policy_temperature"].as<float>(), 1.0f);
   }
-  EXPECT_GE(overridden, 8);  // gumbel, gumbel_rescale_q, gumbel_c_scale, noise, mate_scan_root in each
+  EXPECT_GE(overridden, 10);  // gumbel, gumbel_rescale_q, gumbel_c_scale, noise, mate_scan_root, policy_temperature
   const loop::RunConfig set = loop::RunConfig::parse(
       "selfplay:\n  mate_scan_root: true\n  gumbel_actions: 8\nevaluation:\n  cpuct: 2.5\n", "test.yaml");
   EXPECT_TRUE(set.selfplay.mcts.mate_scan_root);

@@ -568,6 +568,7 @@ MctsConfig eval_mcts_defaults() {
   c.gumbel_c_scale = 1.0f;
   c.gumbel_noise_scale = 1.0f;
   c.mate_scan_root = false;
+  c.policy_temperature = 1;
   c.info_interval_ms = 1 << 30;
   return c;
 }

@@ -49,7 +49,8 @@ struct TrainStageConfig {
 // gumbel_c_scale 1) whose noise (gumbel_noise 1) samples the root's
 // candidates so that a deterministic pair cannot repeat one draw game after
 // game (0 plays the strongest move); no root mate-in-two check
-// (mate_scan_root false), as in self-play; no progress reports.
+// (mate_scan_root false), as in self-play; the network's priors as they
+// are (policy_temperature 1), as in self-play; no progress reports.
 MctsConfig eval_mcts_defaults();
 
 // The MCTS registry's keys that the selfplay and evaluation sections take
