@@ -137,7 +137,13 @@ class BoardTest:
             return self.Wait(self.d, timeout, poll_frequency=0.05,
                              ignored_exceptions=(self.Stale,)).until(lambda d: cond())
         except Exception as e:
-            raise AssertionError('timed out waiting for: %s (%s)' % (what, type(e).__name__))
+            # The page's own message line says what it saw (an error from
+            # the server, a game that could not be opened).
+            try:
+                shown = self.el('#message').text
+            except Exception:
+                shown = '(no message line)'
+            raise AssertionError('timed out waiting for: %s (%s); the page says: %r' % (what, type(e).__name__, shown))
 
     def el(self, css):
         return self.d.find_element(self.By.CSS_SELECTOR, css)
